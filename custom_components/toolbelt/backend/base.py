@@ -1,0 +1,72 @@
+"""The protocol the tool loop consumes: a request in, a stream of small deltas out.
+
+Kept tiny so the loop does not depend on the openai SDK, and tests can drive the loop
+with any object that yields these deltas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the answer text, as it arrived."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning (never spoken)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A raw fragment of a native tool call; accumulate by index (see accumulate.py)."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Always the last delta of a reply: why it ended, and token usage if known."""
+
+    reason: str | None
+    usage: dict[str, int] | None = None
+
+
+Delta = TextDelta | ReasoningDelta | ToolCallDelta | Finish
+
+
+@dataclass(slots=True)
+class CompletionRequest:
+    """One chat-completions call. `timeout` bounds the whole request, in seconds."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    stop: list[str] | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stream: bool = True
+    timeout: float | None = None
+
+
+class ModelBackend(Protocol):
+    """What the loop needs from a model server. Errors are backend.errors.BackendError."""
+
+    def complete(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        """Yield the reply as deltas, ending with exactly one Finish."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """Return the model ids the server offers."""
+        ...

@@ -1,0 +1,83 @@
+"""Errors a model server can cause, each with a short reason fit to be spoken.
+
+The loop ends a turn with f"{err.server} {err.reason}" style speech and logs str(err),
+which adds the server's own detail. Subclasses let HA code react (401 -> reauth).
+"""
+
+from __future__ import annotations
+
+_MAX_REASON_DETAIL = 160
+
+
+class BackendError(Exception):
+    """Base class. `server` is the label the user knows; `reason` follows it in speech."""
+
+    default_reason = "failed"
+
+    def __init__(
+        self, server: str, reason: str | None = None, *, detail: str | None = None
+    ) -> None:
+        self.server = server
+        self.reason = reason or self.default_reason
+        self.detail = detail
+        text = f"{server} {self.reason}"
+        super().__init__(f"{text}: {detail}" if detail else text)
+
+
+class BackendConnectionError(BackendError):
+    """The server could not be reached (refused, DNS, TLS, reset before answering)."""
+
+    default_reason = "could not be reached"
+
+
+class BackendTimeoutError(BackendError):
+    """The server did not finish answering within the request timeout."""
+
+    default_reason = "did not answer in time"
+
+
+class BackendAuthError(BackendError):
+    """The server refused the API key (HTTP 401 or 403)."""
+
+    default_reason = "rejected the API key"
+
+
+class BackendServerError(BackendError):
+    """The server failed (HTTP 5xx, or an error event inside the stream)."""
+
+    def __init__(
+        self, server: str, status: int | None, *, detail: str | None = None
+    ) -> None:
+        self.status = status
+        reason = (
+            f"had an internal error (HTTP {status})"
+            if status
+            else "reported an error while answering"
+        )
+        super().__init__(server, reason, detail=detail)
+
+
+class BackendBadRequestError(BackendError):
+    """The server rejected the request (other 4xx), e.g. an unknown model, the `tool`
+    role, or the `stop` field. `message` is the server's own words."""
+
+    def __init__(self, server: str, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        short = (
+            message
+            if len(message) <= _MAX_REASON_DETAIL
+            else message[:_MAX_REASON_DETAIL] + "…"
+        )
+        reason = (
+            f"rejected the request: {short}"
+            if short
+            else f"rejected the request (HTTP {status})"
+        )
+        super().__init__(server, reason, detail=f"HTTP {status}")
+
+
+class BackendResponseError(BackendError):
+    """The answer could not be read: malformed body, broken stream, not OpenAI-shaped."""
+
+    default_reason = "sent a reply that could not be read"

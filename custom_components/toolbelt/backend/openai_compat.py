@@ -1,0 +1,320 @@
+"""ModelBackend for any OpenAI-compatible server, through the openai SDK.
+
+It turns SDK objects into our small deltas and every SDK/httpx failure into a
+BackendError, so nothing above this module knows HTTP. Reading is defensive
+(getattr with defaults): local servers send all sorts of near-OpenAI shapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+import json
+from typing import Any
+
+import httpx
+import openai
+from openai.types.chat import ChatCompletion
+
+from .base import (
+    CompletionRequest,
+    Delta,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from .errors import (
+    BackendAuthError,
+    BackendBadRequestError,
+    BackendConnectionError,
+    BackendError,
+    BackendResponseError,
+    BackendServerError,
+    BackendTimeoutError,
+)
+from .servers import ServerKind, get_server_kind
+
+# Used when a request sets no timeout: a model server must never hang a turn.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+LIST_MODELS_TIMEOUT = 10.0
+_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+# What the SDK and httpx raise for server trouble. Anything else is our own bug and
+# propagates untouched.
+_SOURCE_ERRORS = (TimeoutError, openai.OpenAIError, httpx.HTTPError, ValueError)
+_NOT_OPENAI = "is not an OpenAI-compatible API (check that the URL ends with /v1)"
+
+
+class OpenAICompatBackend:
+    """Talks to one server through a caller-owned `openai.AsyncOpenAI` client."""
+
+    def __init__(
+        self, client: openai.AsyncOpenAI, *, server_kind: str, label: str
+    ) -> None:
+        """`label` names the server in errors the user hears (e.g. "Ollama")."""
+        self._client = client
+        self.kind: ServerKind = get_server_kind(server_kind)
+        self.label = label
+        self.list_models_timeout = LIST_MODELS_TIMEOUT
+
+    # -- chat completions ----------------------------------------------------------
+
+    def complete(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        """Yield the reply as deltas ending with one Finish; raise BackendError.
+
+        request.timeout bounds the whole request, a stream that stalls included.
+        """
+        timeout = request.timeout or DEFAULT_REQUEST_TIMEOUT
+        params = self._params(request, timeout)
+        if request.stream:
+            return self._stream(params)
+        return self._whole(params)
+
+    def _params(self, request: CompletionRequest, timeout: float) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.messages,
+            "stream": request.stream,
+            "timeout": timeout,
+        }
+        if request.tools:
+            params["tools"] = request.tools
+        if request.stop:
+            params["stop"] = request.stop
+        if request.temperature is not None:
+            params["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            params[self.kind.max_tokens_field] = request.max_tokens
+        if request.stream and self.kind.stream_usage:
+            params["stream_options"] = {"include_usage": True}
+        return params
+
+    async def _stream(self, params: dict[str, Any]) -> AsyncIterator[Delta]:
+        deadline = asyncio.get_running_loop().time() + params["timeout"]
+        try:
+            async with asyncio.timeout_at(deadline):
+                stream = await self._client.chat.completions.create(**params)
+        except _SOURCE_ERRORS as err:
+            raise self._translate(err) from err
+        reader = _ChunkReader(self.kind.reasoning_fields)
+        try:
+            chunks = aiter(stream)
+            while True:
+                # A fresh deadline scope per read: the scope must never span a yield.
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        chunk = await anext(chunks, None)
+                except _SOURCE_ERRORS as err:
+                    raise self._translate(err) from err
+                if chunk is None:
+                    break
+                for delta in reader.read(chunk):
+                    yield delta
+        finally:
+            await stream.close()
+        if not reader.chunks:
+            raise BackendResponseError(
+                self.label, detail="the stream held no chat.completion.chunk"
+            )
+        yield Finish(reader.finish_reason, reader.usage)
+
+    async def _whole(self, params: dict[str, Any]) -> AsyncIterator[Delta]:
+        try:
+            async with asyncio.timeout(params["timeout"]):
+                completion = await self._client.chat.completions.create(**params)
+        except _SOURCE_ERRORS as err:
+            raise self._translate(err) from err
+        choices = (
+            getattr(completion, "choices", None)
+            if isinstance(completion, ChatCompletion)
+            else None
+        )
+        message = getattr(choices[0], "message", None) if choices else None
+        if message is None:
+            raise BackendResponseError(self.label, detail=_describe(completion))
+        if reasoning := _reasoning(message, self.kind.reasoning_fields):
+            yield ReasoningDelta(reasoning)
+        content = getattr(message, "content", None)
+        if isinstance(content, str) and content:
+            yield TextDelta(content)
+        for index, call in enumerate(getattr(message, "tool_calls", None) or ()):
+            function = getattr(call, "function", None)
+            yield ToolCallDelta(
+                index=index,
+                id=getattr(call, "id", None) or None,
+                name=getattr(function, "name", None) or None,
+                arguments=_arguments_text(getattr(function, "arguments", None)),
+            )
+        yield Finish(
+            getattr(choices[0], "finish_reason", None) or None,
+            _usage(getattr(completion, "usage", None)),
+        )
+
+    # -- models --------------------------------------------------------------------
+
+    async def list_models(self) -> list[str]:
+        """Model ids in the server's order; a non-OpenAI answer is BackendResponseError.
+
+        Bounded by `self.list_models_timeout` (the config flow may lower it).
+        """
+        timeout = self.list_models_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                raw = await self._client.models.with_raw_response.list(timeout=timeout)
+        except openai.NotFoundError as err:
+            raise BackendResponseError(self.label, _NOT_OPENAI, detail="404") from err
+        except _SOURCE_ERRORS as err:
+            raise self._translate(err) from err
+        try:
+            body = json.loads(raw.http_response.content)
+        except ValueError as err:
+            raise BackendResponseError(
+                self.label, _NOT_OPENAI, detail="/models is not JSON"
+            ) from err
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("id"), str) for m in data
+        ):
+            raise BackendResponseError(
+                self.label, _NOT_OPENAI, detail=f"/models gave {str(body)[:200]}"
+            )
+        return list(dict.fromkeys(m["id"] for m in data))
+
+    # -- errors --------------------------------------------------------------------
+
+    def _translate(self, err: Exception) -> BackendError:
+        """Map one of _SOURCE_ERRORS to the BackendError the user should hear."""
+        label = self.label
+        if isinstance(
+            err, TimeoutError | openai.APITimeoutError | httpx.TimeoutException
+        ):
+            return BackendTimeoutError(label)
+        if isinstance(err, openai.APIStatusError):
+            status, message = err.status_code, _server_message(err)
+            if status in (401, 403):
+                return BackendAuthError(label, detail=message)
+            if status >= 500:
+                return BackendServerError(label, status, detail=message)
+            return BackendBadRequestError(label, status, message)
+        if isinstance(err, openai.APIConnectionError):
+            cause = err.__cause__
+            if isinstance(cause, httpx.RemoteProtocolError | httpx.ReadError):
+                return _broke_off(label, cause)
+            return BackendConnectionError(label, detail=str(cause or err))
+        if isinstance(err, httpx.TransportError):
+            # Raised raw by the SDK while a stream is being read.
+            return _broke_off(label, err)
+        if isinstance(err, openai.APIResponseValidationError):
+            return BackendResponseError(label, detail=err.message)
+        if isinstance(err, openai.APIError):
+            # An {"error": ...} event inside an SSE stream.
+            return BackendServerError(label, None, detail=_server_message(err))
+        # JSONDecodeError, pydantic's ValidationError, other SDK errors: unreadable.
+        return BackendResponseError(label, detail=f"{type(err).__name__}: {err}")
+
+
+class _ChunkReader:
+    """Turns chat.completion.chunk objects into deltas; remembers finish and usage."""
+
+    __slots__ = ("_fields", "_started", "chunks", "finish_reason", "usage")
+
+    def __init__(self, reasoning_fields: tuple[str, ...]) -> None:
+        self._fields = reasoning_fields
+        self._started = 0  # tool calls begun, for servers that omit `index`
+        self.chunks = 0
+        self.finish_reason: str | None = None
+        self.usage: dict[str, int] | None = None
+
+    def read(self, chunk: Any) -> list[Delta]:
+        self.chunks += 1
+        if (usage := getattr(chunk, "usage", None)) is not None:
+            self.usage = _usage(usage)
+        choices = getattr(chunk, "choices", None)
+        if not choices:
+            return []
+        choice = choices[0]
+        out: list[Delta] = []
+        delta = getattr(choice, "delta", None)
+        if delta is not None:
+            if reasoning := _reasoning(delta, self._fields):
+                out.append(ReasoningDelta(reasoning))
+            content = getattr(delta, "content", None)
+            if isinstance(content, str) and content:
+                out.append(TextDelta(content))
+            for call in getattr(delta, "tool_calls", None) or ():
+                out.append(self._tool_delta(call))
+        if reason := getattr(choice, "finish_reason", None):
+            self.finish_reason = reason
+        return out
+
+    def _tool_delta(self, call: Any) -> ToolCallDelta:
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None) or None
+        index = getattr(call, "index", None)
+        if not isinstance(index, int):
+            # No index: a fragment with a name starts the next call, others continue.
+            index = self._started if name else max(self._started - 1, 0)
+        self._started = max(self._started, index + 1)
+        return ToolCallDelta(
+            index=index,
+            id=getattr(call, "id", None) or None,
+            name=name,
+            arguments=_arguments_text(getattr(function, "arguments", None)),
+        )
+
+
+def _reasoning(obj: Any, fields: tuple[str, ...]) -> str:
+    """The first non-empty reasoning field (extras on the SDK model)."""
+    extra = getattr(obj, "model_extra", None)
+    if not extra:
+        return ""
+    for name in fields:
+        value = extra.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _arguments_text(arguments: Any) -> str | None:
+    """Arguments as text; some servers send a JSON object instead of a string."""
+    if arguments is None or isinstance(arguments, str):
+        return arguments or None
+    return json.dumps(arguments)
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    out = {k: v for k in _USAGE_KEYS if isinstance(v := getattr(usage, k, None), int)}
+    return out or None
+
+
+def _server_message(err: openai.APIError) -> str:
+    """The server's own words from an error body, whatever its shape."""
+    body = err.body
+    if isinstance(body, Mapping):
+        for key in ("message", "error", "detail"):
+            value = body.get(key)
+            if isinstance(value, str) and value:
+                return value
+            if isinstance(value, Mapping) and isinstance(value.get("message"), str):
+                return value["message"]
+        return json.dumps(body, default=str)[:300]
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:300]
+    return err.message
+
+
+def _broke_off(label: str, err: Exception) -> BackendResponseError:
+    return BackendResponseError(
+        label, "stopped answering mid-reply", detail=f"{type(err).__name__}: {err}"
+    )
+
+
+def _describe(completion: Any) -> str:
+    if isinstance(completion, str):
+        return f"not a chat.completion: {completion[:200]!r}"
+    extra = getattr(completion, "model_extra", None) or {}
+    if "error" in extra:
+        return f"error in body: {str(extra['error'])[:200]}"
+    return "no choices[0].message in the reply"

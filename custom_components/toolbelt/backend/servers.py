@@ -1,0 +1,100 @@
+"""The server kinds a user can pick, with defaults and per-server quirks as data.
+
+Every difference between servers that the client must respect lives in this table,
+so no other module branches on the server kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The openai SDK insists on some key; local servers ignore it (llama.cpp's docs use this).
+PLACEHOLDER_API_KEY = "sk-no-key-required"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerKind:
+    """What we know about one kind of OpenAI-compatible server."""
+
+    key: str
+    name: str
+    default_base_url: str
+    api_key_required: bool
+    # Accepts stream_options={"include_usage": True} (token usage in the last chunk).
+    stream_usage: bool
+    # Delta/message fields that carry reasoning, preferred first. Only the first
+    # non-empty one is read per delta: some servers send the same text under both.
+    reasoning_fields: tuple[str, ...]
+    # Renders `tool`-role messages into the prompt, so text-dialect results can go
+    # back in that role; if False the loop sends results as a user message instead.
+    tool_role: bool
+    # Request field for the output token limit.
+    max_tokens_field: str = "max_tokens"
+
+
+OPENAI = ServerKind(
+    key="openai",
+    name="OpenAI",
+    default_base_url="https://api.openai.com/v1",
+    api_key_required=True,
+    stream_usage=True,
+    reasoning_fields=("reasoning", "reasoning_content"),
+    tool_role=True,
+    max_tokens_field="max_completion_tokens",
+)
+OLLAMA = ServerKind(
+    key="ollama",
+    name="Ollama",
+    default_base_url="http://localhost:11434/v1",
+    api_key_required=False,
+    stream_usage=True,
+    reasoning_fields=("reasoning", "reasoning_content"),
+    tool_role=True,
+)
+LLAMACPP = ServerKind(
+    key="llamacpp",
+    name="llama.cpp server",
+    default_base_url="http://localhost:8080/v1",
+    api_key_required=False,
+    stream_usage=True,
+    reasoning_fields=("reasoning_content", "reasoning"),
+    tool_role=True,
+)
+VLLM = ServerKind(
+    key="vllm",
+    name="vLLM",
+    default_base_url="http://localhost:8000/v1",
+    api_key_required=False,
+    stream_usage=True,
+    # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a while.
+    reasoning_fields=("reasoning", "reasoning_content"),
+    tool_role=True,
+)
+LMSTUDIO = ServerKind(
+    key="lmstudio",
+    name="LM Studio",
+    default_base_url="http://localhost:1234/v1",
+    api_key_required=False,
+    stream_usage=False,
+    reasoning_fields=("reasoning_content", "reasoning"),
+    tool_role=True,
+)
+OTHER = ServerKind(
+    key="other",
+    name="Other OpenAI-compatible server",
+    default_base_url="http://localhost:8000/v1",
+    api_key_required=False,
+    # Unknown servers may reject fields they do not know: send only the basics.
+    stream_usage=False,
+    reasoning_fields=("reasoning_content", "reasoning"),
+    tool_role=False,
+)
+
+SERVER_KINDS: dict[str, ServerKind] = {
+    kind.key: kind for kind in (OPENAI, OLLAMA, LLAMACPP, VLLM, LMSTUDIO, OTHER)
+}
+
+
+def get_server_kind(key: str) -> ServerKind:
+    """The kind for a stored key; an unknown key (e.g. removed later) acts as OTHER."""
+    return SERVER_KINDS.get(key, OTHER)

@@ -1,0 +1,443 @@
+"""UI setup: the model-server connection, and one subentry per agent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import voluptuous as vol
+
+from homeassistant.config_entries import (
+    ConfigEntry,
+    ConfigEntryState,
+    ConfigFlow,
+    ConfigFlowResult,
+    ConfigSubentryFlow,
+    SubentryFlowResult,
+)
+from homeassistant.const import CONF_NAME
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import llm
+from homeassistant.helpers.selector import (
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectOptionDict,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TemplateSelector,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+
+from .backend.errors import (
+    BackendAuthError,
+    BackendConnectionError,
+    BackendError,
+    BackendResponseError,
+    BackendTimeoutError,
+)
+from .backend.servers import SERVER_KINDS, get_server_kind
+from .loop.probe import async_probe_tool_mode
+from .client import async_create_backend, server_label
+from .const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_LLM_HASS_API,
+    CONF_MAX_DEVICE_COMMANDS,
+    CONF_MAX_TOKENS,
+    CONF_MAX_TOOL_CALLS,
+    CONF_MODEL,
+    CONF_PROMPT,
+    CONF_REQUEST_TIMEOUT,
+    CONF_SERVER_KIND,
+    CONF_TEMPERATURE,
+    CONF_TOOL_FORMAT,
+    CONNECT_TIMEOUT,
+    DEFAULT_AGENT_NAME,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TOOL_FORMAT,
+    DOMAIN,
+    LOGGER,
+    MAX_DEVICE_COMMANDS_PER_TURN,
+    MAX_TOOL_CALLS_PER_TURN,
+    SUBENTRY_CONVERSATION,
+)
+from .toolcalls import dialect_names
+try:  # TEMP-LEAD: until the tools helper lands tools/config_flow.py
+    from .tools.config_flow import ToolBackendsSubentryFlowHandler
+except ImportError:  # pragma: no cover
+    ToolBackendsSubentryFlowHandler = None
+
+
+def normalize_url(url: str) -> str:
+    """One spelling per server, so the same server can't be added twice."""
+    return url.strip().rstrip("/")
+
+
+async def async_validate_connection(
+    hass: HomeAssistant, data: Mapping[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """List the server's models; map failures to form errors."""
+    try:
+        backend = await async_create_backend(hass, data)
+        async with asyncio.timeout(CONNECT_TIMEOUT):
+            models = await backend.list_models()
+    except BackendAuthError:
+        return {"base": "invalid_auth"}, []
+    except BackendResponseError:
+        return {"base": "not_openai_api"}, []
+    except (BackendConnectionError, BackendTimeoutError, TimeoutError):
+        return {"base": "cannot_connect"}, []
+    except BackendError:
+        LOGGER.exception("Unexpected answer from %s", data.get(CONF_BASE_URL))
+        return {"base": "cannot_connect"}, []
+    except Exception:  # noqa: BLE001 - a config flow must show a form, not crash
+        LOGGER.exception("Unexpected error validating %s", data.get(CONF_BASE_URL))
+        return {"base": "unknown"}, []
+    return {}, models
+
+
+def default_agent_options(models: list[str]) -> dict[str, Any]:
+    """The options of the agent created with the entry."""
+    options: dict[str, Any] = {
+        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+        CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        CONF_TOOL_FORMAT: DEFAULT_TOOL_FORMAT,
+        CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
+        CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
+        CONF_REQUEST_TIMEOUT: DEFAULT_REQUEST_TIMEOUT,
+        CONF_MAX_TOOL_CALLS: MAX_TOOL_CALLS_PER_TURN,
+        CONF_MAX_DEVICE_COMMANDS: MAX_DEVICE_COMMANDS_PER_TURN,
+    }
+    if models:
+        options[CONF_MODEL] = models[0]
+    return options
+
+
+class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
+    """Connect Toolbelt to one model server."""
+
+    VERSION = 1
+
+    def __init__(self) -> None:
+        """Start with no server kind chosen."""
+        self._server_kind = "other"
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask which kind of server, so the next form can suggest its address."""
+        if user_input is not None:
+            self._server_kind = user_input[CONF_SERVER_KIND]
+            return await self.async_step_connect()
+        return self.async_show_form(
+            step_id="user",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_SERVER_KIND, default="ollama"): SelectSelector(
+                        SelectSelectorConfig(
+                            options=[
+                                SelectOptionDict(value=key, label=kind.name)
+                                for key, kind in SERVER_KINDS.items()
+                            ],
+                            mode=SelectSelectorMode.LIST,
+                            translation_key=CONF_SERVER_KIND,
+                        )
+                    )
+                }
+            ),
+        )
+
+    async def async_step_connect(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Base URL and optional key; validated by listing the models."""
+        kind = get_server_kind(self._server_kind)
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = {
+                CONF_SERVER_KIND: self._server_kind,
+                CONF_BASE_URL: normalize_url(user_input[CONF_BASE_URL]),
+                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
+            }
+            await self.async_set_unique_id(data[CONF_BASE_URL])
+            self._abort_if_unique_id_configured()
+            if kind.api_key_required and not data[CONF_API_KEY]:
+                errors[CONF_API_KEY] = "api_key_required"
+            else:
+                errors, models = await async_validate_connection(self.hass, data)
+            if not errors:
+                return self.async_create_entry(
+                    title=server_label(data),
+                    data=data,
+                    subentries=[
+                        {
+                            "subentry_type": SUBENTRY_CONVERSATION,
+                            "data": default_agent_options(models),
+                            "title": DEFAULT_AGENT_NAME,
+                            "unique_id": None,
+                        }
+                    ],
+                )
+        suggested = user_input or {CONF_BASE_URL: kind.default_base_url}
+        return self.async_show_form(
+            step_id="connect",
+            data_schema=self.add_suggested_values_to_schema(
+                _connection_schema(), suggested
+            ),
+            errors=errors,
+            description_placeholders={"server": kind.name},
+        )
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Change the address or key of a configured server."""
+        entry = self._get_reconfigure_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = {
+                **entry.data,
+                CONF_BASE_URL: normalize_url(user_input[CONF_BASE_URL]),
+                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
+            }
+            await self.async_set_unique_id(data[CONF_BASE_URL])
+            if data[CONF_BASE_URL] != entry.unique_id:
+                self._abort_if_unique_id_configured()
+            errors, _models = await async_validate_connection(self.hass, data)
+            if not errors:
+                return self.async_update_reload_and_abort(
+                    entry,
+                    unique_id=data[CONF_BASE_URL],
+                    title=server_label(data),
+                    data=data,
+                )
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                _connection_schema(), user_input or entry.data
+            ),
+            errors=errors,
+        )
+
+    async def async_step_reauth(
+        self, entry_data: Mapping[str, Any]
+    ) -> ConfigFlowResult:
+        """The server answered 401: ask for a new key."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Validate the new key before saving it."""
+        entry = self._get_reauth_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = {**entry.data, CONF_API_KEY: user_input[CONF_API_KEY].strip()}
+            errors, _models = await async_validate_connection(self.hass, data)
+            if not errors:
+                return self.async_update_reload_and_abort(entry, data=data)
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_API_KEY): TextSelector(
+                        TextSelectorConfig(type=TextSelectorType.PASSWORD)
+                    )
+                }
+            ),
+            errors=errors,
+            description_placeholders={"server": server_label(entry.data)},
+        )
+
+    @classmethod
+    @callback
+    def async_get_supported_subentry_types(
+        cls, config_entry: ConfigEntry
+    ) -> dict[str, type[ConfigSubentryFlow]]:
+        """Agents, plus the backends of our own tools."""
+        types: dict[str, type[ConfigSubentryFlow]] = {
+            SUBENTRY_CONVERSATION: AgentSubentryFlowHandler
+        }
+        if ToolBackendsSubentryFlowHandler is not None:
+            types["tools"] = ToolBackendsSubentryFlowHandler
+        return types
+
+
+def _connection_schema() -> vol.Schema:
+    return vol.Schema(
+        {
+            vol.Required(CONF_BASE_URL): TextSelector(
+                TextSelectorConfig(type=TextSelectorType.URL)
+            ),
+            vol.Optional(CONF_API_KEY, default=""): TextSelector(
+                TextSelectorConfig(type=TextSelectorType.PASSWORD)
+            ),
+        }
+    )
+
+
+def valid_llm_apis(hass: HomeAssistant, selected: list[str] | str | None) -> list[str]:
+    """Drop API ids that no longer exist (an uninstalled integration's API)."""
+    if not selected:
+        return []
+    if isinstance(selected, str):
+        selected = [selected]
+    known = {api.id for api in llm.async_get_apis(hass)}
+    return [api_id for api_id in selected if api_id in known]
+
+
+class AgentSubentryFlowHandler(ConfigSubentryFlow):
+    """Add or reconfigure one agent: model, prompt, tools and limits."""
+
+    def __init__(self) -> None:
+        """Nothing chosen yet."""
+        super().__init__()
+        self._options: dict[str, Any] = {}
+        self._name = DEFAULT_AGENT_NAME
+
+    @property
+    def _is_new(self) -> bool:
+        return self.source == "user"
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Add an agent."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Change an agent."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_init(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """One form with every option; the model list comes from the server."""
+        entry = self._get_entry()
+        if entry.state is not ConfigEntryState.LOADED:
+            return self.async_abort(reason="entry_not_loaded")
+        runtime = entry.runtime_data
+        if user_input is not None:
+            if self._is_new:
+                self._name = user_input.pop(CONF_NAME, DEFAULT_AGENT_NAME)
+            user_input[CONF_LLM_HASS_API] = valid_llm_apis(
+                self.hass, user_input.get(CONF_LLM_HASS_API)
+            )
+            self._options = user_input
+            return await self.async_step_check()
+
+        if self._is_new:
+            options = default_agent_options(runtime.models)
+        else:
+            options = dict(self._get_reconfigure_subentry().data)
+        options[CONF_LLM_HASS_API] = valid_llm_apis(
+            self.hass, options.get(CONF_LLM_HASS_API)
+        )
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                models = await runtime.backend.list_models()
+        except (BackendError, TimeoutError):
+            models = runtime.models
+        schema = _agent_schema(self.hass, models, is_new=self._is_new)
+        suggested = {CONF_NAME: DEFAULT_AGENT_NAME, **options}
+        return self.async_show_form(
+            step_id="init",
+            data_schema=self.add_suggested_values_to_schema(schema, suggested),
+        )
+
+    async def async_step_check(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Send one small tool request and show which tool mode the model got."""
+        if user_input is not None:
+            return self._async_save()
+        runtime = self._get_entry().runtime_data
+        report = await async_probe_tool_mode(
+            runtime.backend,
+            model=self._options.get(CONF_MODEL, ""),
+            tool_format=self._options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT),
+            timeout=float(
+                self._options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
+            ),
+        )
+        return self.async_show_form(
+            step_id="check",
+            data_schema=vol.Schema({}),
+            description_placeholders={"result": report.summary},
+        )
+
+    def _async_save(self) -> SubentryFlowResult:
+        if self._is_new:
+            return self.async_create_entry(title=self._name, data=self._options)
+        return self.async_update_and_abort(
+            self._get_entry(), self._get_reconfigure_subentry(), data=self._options
+        )
+
+
+def _agent_schema(hass: HomeAssistant, models: list[str], *, is_new: bool) -> vol.Schema:
+    schema: dict[Any, Any] = {}
+    if is_new:
+        schema[vol.Required(CONF_NAME)] = str
+    schema.update(
+        {
+            vol.Required(CONF_MODEL): SelectSelector(
+                SelectSelectorConfig(
+                    options=models,
+                    custom_value=True,
+                    mode=SelectSelectorMode.DROPDOWN,
+                    sort=True,
+                )
+            ),
+            vol.Optional(CONF_PROMPT): TemplateSelector(),
+            vol.Optional(CONF_LLM_HASS_API): SelectSelector(
+                SelectSelectorConfig(
+                    options=[
+                        SelectOptionDict(value=api.id, label=api.name)
+                        for api in llm.async_get_apis(hass)
+                    ],
+                    multiple=True,
+                )
+            ),
+            vol.Required(CONF_TOOL_FORMAT, default=DEFAULT_TOOL_FORMAT): SelectSelector(
+                SelectSelectorConfig(
+                    options=["auto", *dialect_names()],
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_TOOL_FORMAT,
+                )
+            ),
+            vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
+                NumberSelectorConfig(min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER)
+            ),
+            vol.Optional(CONF_MAX_TOKENS, default=DEFAULT_MAX_TOKENS): NumberSelector(
+                NumberSelectorConfig(min=16, max=32768, step=1, mode=NumberSelectorMode.BOX)
+            ),
+            vol.Optional(
+                CONF_REQUEST_TIMEOUT, default=DEFAULT_REQUEST_TIMEOUT
+            ): NumberSelector(
+                NumberSelectorConfig(
+                    min=1, max=600, step=1, mode=NumberSelectorMode.BOX,
+                    unit_of_measurement="s",
+                )
+            ),
+            vol.Optional(
+                CONF_MAX_TOOL_CALLS, default=MAX_TOOL_CALLS_PER_TURN
+            ): NumberSelector(
+                NumberSelectorConfig(min=1, max=100, step=1, mode=NumberSelectorMode.BOX)
+            ),
+            vol.Optional(
+                CONF_MAX_DEVICE_COMMANDS, default=MAX_DEVICE_COMMANDS_PER_TURN
+            ): NumberSelector(
+                NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
+            ),
+        }
+    )
+    return vol.Schema(schema)

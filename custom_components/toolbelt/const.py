@@ -1,0 +1,36 @@
+"""Constants shared by the integration; HA-free so the toolcalls CLI can import it."""
+
+from __future__ import annotations
+
+import logging
+
+DOMAIN = "toolbelt"
+LOGGER = logging.getLogger(__package__)
+
+# Parent entry (the model server).
+CONF_SERVER_KIND = "server_kind"
+CONF_BASE_URL = "base_url"
+CONF_API_KEY = "api_key"
+
+# Agent subentry.
+SUBENTRY_CONVERSATION = "conversation"
+CONF_MODEL = "model"
+CONF_PROMPT = "prompt"
+CONF_LLM_HASS_API = "llm_hass_api"
+CONF_TOOL_FORMAT = "tool_format"
+CONF_TEMPERATURE = "temperature"
+CONF_MAX_TOKENS = "max_tokens"
+CONF_REQUEST_TIMEOUT = "request_timeout"
+CONF_MAX_TOOL_CALLS = "max_tool_calls"
+CONF_MAX_DEVICE_COMMANDS = "max_device_commands"
+
+DEFAULT_AGENT_NAME = "Toolbelt agent"
+DEFAULT_TOOL_FORMAT = "auto"
+DEFAULT_TEMPERATURE = 0.3
+DEFAULT_MAX_TOKENS = 1024
+DEFAULT_REQUEST_TIMEOUT = 60.0
+MAX_TOOL_CALLS_PER_TURN = 20
+MAX_DEVICE_COMMANDS_PER_TURN = 3
+
+# Listing models answers fast on every server; a slow answer means a sick server.
+CONNECT_TIMEOUT = 10.0

@@ -1,0 +1,61 @@
+"""The loop's executor for Home Assistant: runs calls through the LLM API instance."""
+
+from __future__ import annotations
+
+from homeassistant.helpers import llm
+
+from . import compat
+from .loop.device_commands import is_device_command_name, is_read_only_name
+from .loop.executor import ToolOutcome
+from .toolcalls.model import ToolCall
+
+
+class HAExecutor:
+    """Runs calls with ``APIInstance.async_call_tool`` (Assist, our tools, others).
+
+    Whether a call reads or changes a device comes from HA's tool annotations
+    where this HA has them, and from a name list otherwise. Our own tools say
+    per call (``memory`` reads on search, writes on store).
+    """
+
+    def __init__(self, llm_api: llm.APIInstance | None) -> None:
+        """Index the API's tools by name."""
+        self._api = llm_api
+        self._tools = {tool.name: tool for tool in llm_api.tools} if llm_api else {}
+
+    def _tool(self, call: ToolCall) -> llm.Tool | None:
+        tool = self._tools.get(call.name)
+        # A merged API wraps each tool in a NamespacedTool; look at the real one.
+        inner = getattr(tool, "tool", None)
+        return inner if isinstance(inner, llm.Tool) else tool
+
+    def is_read_only(self, call: ToolCall) -> bool:
+        """Reads may run concurrently; anything else runs in emitted order."""
+        tool = self._tool(call)
+        per_call = getattr(tool, "is_read_only_call", None)
+        if callable(per_call):
+            return bool(per_call(call.arguments))
+        annotated = compat.tool_read_only(tool)
+        if annotated is not None:
+            return annotated
+        return is_read_only_name(call.name)
+
+    def is_device_command(self, call: ToolCall) -> bool:
+        """Device commands count toward the per-turn device cap."""
+        tool = self._tool(call)
+        if getattr(tool, "is_device_command", None) is False:
+            return False
+        annotated = compat.tool_read_only(tool)
+        if annotated is not None:
+            return not annotated
+        return is_device_command_name(call.name)
+
+    async def run(self, call: ToolCall) -> ToolOutcome:
+        """Call the tool; HA validates its own schema and raises readable errors."""
+        if self._api is None:
+            raise LookupError(f"no tools are available, so {call.name} cannot run")
+        result = await self._api.async_call_tool(
+            llm.ToolInput(tool_name=call.name, tool_args=call.arguments, id=call.id)
+        )
+        data, failed = compat.unwrap_tool_result(result)
+        return ToolOutcome(data=data, failed=failed)

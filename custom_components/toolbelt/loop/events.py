@@ -1,0 +1,49 @@
+"""What the loop reports while it runs; the HA glue turns these into ChatLog deltas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..toolcalls.model import ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class HopStart:
+    """A new request to the model begins; its text is a new assistant message."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextOut:
+    """Text a person may hear: it is never markup and never reasoning."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningOut:
+    """The model's reasoning, for the debug view only."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallsOut:
+    """The calls of one reply, in the order the model emitted them."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResultOut:
+    """One call's outcome (run, refused or failed) and how long it took."""
+
+    call: ToolCall
+    data: Any
+    failed: bool
+    duration: float
+
+
+LoopEvent = HopStart | TextOut | ReasoningOut | CallsOut | ResultOut

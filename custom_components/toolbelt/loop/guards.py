@@ -1,0 +1,87 @@
+"""Per-turn caps, the repeat guard and argument validation.
+
+Every refusal is a result the model can read and act on, so a turn never ends
+in an exception and the model can still answer the person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+from typing import Any
+
+from ..toolcalls.model import ToolCall
+from ..toolcalls.schema import ArgumentError, validate_arguments
+
+
+def call_key(call: ToolCall) -> str:
+    """Same tool and same arguments give the same key, whatever the key order."""
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+def error_text(err: BaseException) -> str:
+    """``ERROR: <Type>: <message>``, the one error shape the model sees."""
+    message = str(err) or "no details"
+    return f"ERROR: {type(err).__name__}: {message}"
+
+
+@dataclass(slots=True)
+class Refusal:
+    """Why a call was not run, in words the model can act on."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class TurnBudget:
+    """What this turn may still do; one budget per user request."""
+
+    max_calls: int
+    max_device_commands: int
+    calls: int = 0
+    device_commands: int = 0
+    results: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def exhausted(self) -> bool:
+        """No further call may run this turn."""
+        return self.calls >= self.max_calls
+
+    def admit(
+        self, call: ToolCall, schema: dict[str, Any] | None, *, is_device: bool
+    ) -> tuple[ToolCall, Refusal | None]:
+        """Decide whether ``call`` runs; returns it with validated arguments."""
+        if self.calls >= self.max_calls:
+            return call, Refusal(
+                f"ERROR: LimitReached: this turn already made {self.max_calls} tool"
+                " calls, the most allowed. This call was not run. Answer the user"
+                " now with what you know."
+            )
+        self.calls += 1
+        key = call_key(call)
+        if key in self.results:
+            return call, Refusal(
+                "NOTE: this exact call (same tool, same arguments) already ran in"
+                " this turn, so it was not run again. Its result was: "
+                + self.results[key]
+            )
+        if schema is not None:
+            try:
+                arguments = validate_arguments(schema, call.arguments)
+            except ArgumentError as err:
+                return call, Refusal(error_text(err))
+            call = ToolCall(id=call.id, name=call.name, arguments=arguments)
+        if is_device:
+            if self.device_commands >= self.max_device_commands:
+                return call, Refusal(
+                    "ERROR: LimitReached: this turn already sent"
+                    f" {self.max_device_commands} device commands, the most allowed."
+                    " This command was not run. Tell the user which devices were"
+                    " not changed."
+                )
+            self.device_commands += 1
+        return call, None
+
+    def remember(self, call: ToolCall, result_text: str) -> None:
+        """Record a result so an identical call later in the turn can reuse it."""
+        self.results[call_key(call)] = result_text

@@ -1,0 +1,314 @@
+"""The tool loop: ask the model, read its calls, run them, feed results back.
+
+HA-free: it talks to a ``ModelBackend`` and an ``Executor`` and reports what
+happens as ``LoopEvent``s. Data moves through it once per hop:
+backend deltas -> streaming detector (safe text out at once) -> dialect parse ->
+caps and guards -> executor -> results appended -> next hop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+import logging
+import time
+from typing import Any
+
+from ..backend.accumulate import ToolCallAccumulator
+from ..backend.base import (
+    CompletionRequest,
+    Finish,
+    ModelBackend,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from ..backend.errors import BackendBadRequestError
+from ..toolcalls import Catalog, ParseResult, ToolCall
+from ..toolcalls.dialects.base import Dialect
+from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
+from .executor import Executor
+from .format_choice import FormatChoice, choose_format
+from .guards import TurnBudget, error_text
+from .guidance import device_guidance
+from .transcript import Exchange, render, result_text, to_fallback_history
+
+_LOGGER = logging.getLogger(__name__)
+
+GAVE_UP_TEXT = "Sorry, I couldn't finish that within the tool-call limit."
+NO_ANSWER_TEXT = "Sorry, the model gave no answer."
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    """One agent's knobs, read from its subentry."""
+
+    model: str
+    tool_format: str = "auto"
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    max_tool_calls: int = 20
+    max_device_commands: int = 3
+    stream: bool = True
+    # The server applies the tool role; learned per agent, False after a 400.
+    tool_role: bool = True
+
+
+@dataclass(slots=True)
+class _Hop:
+    """What one model reply turned out to be."""
+
+    text: str
+    parse: ParseResult
+    streamed: str
+
+
+class ToolLoop:
+    """Runs one user turn to its final answer."""
+
+    def __init__(
+        self,
+        backend: ModelBackend,
+        executor: Executor,
+        settings: LoopSettings,
+        *,
+        on_tool_role_rejected: Callable[[], None] | None = None,
+        warn_once: Callable[[str], None] | None = None,
+    ) -> None:
+        """Bind the loop to a server, a tool runner and an agent's settings."""
+        self._backend = backend
+        self._executor = executor
+        self._settings = settings
+        self._on_tool_role_rejected = on_tool_role_rejected
+        self._warn_once = warn_once or _LOGGER.warning
+
+    async def run(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> AsyncIterator[LoopEvent]:
+        """Yield events until the model gives an answer (or the caps end the turn).
+
+        ``messages`` are OpenAI chat messages with the system prompt first;
+        ``tools`` is the OpenAI ``tools`` list of everything the agent may call.
+        """
+        settings = self._settings
+        catalog = Catalog.from_openai(tools)
+        choice = choose_format(settings.tool_format, settings.model, has_tools=bool(tools))
+        budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
+        base = self._base_messages(messages, catalog, choice)
+        fallback = choice.text_mode or not settings.tool_role
+        exchanges: list[Exchange] = []
+
+        # Every hop but the last may run tools; the caps end the turn in time.
+        for index in range(settings.max_tool_calls + 2):
+            wrap_up = budget.exhausted
+            request = CompletionRequest(
+                model=settings.model,
+                messages=self._messages(base, exchanges, choice.dialect, fallback),
+                tools=tools if choice.send_tools and tools and not wrap_up else None,
+                stop=choice.stop_sequences if not exchanges else None,
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                stream=settings.stream,
+                timeout=settings.timeout,
+            )
+            yield HopStart(index)
+            hop: _Hop | None = None
+            try:
+                async for event in self._ask(request, catalog, choice):
+                    if isinstance(event, _Hop):
+                        hop = event
+                    else:
+                        yield event
+            except BackendBadRequestError:
+                if fallback or not exchanges:
+                    raise
+                # The server refused our tool messages: say the same in plain text.
+                _LOGGER.info("Server rejected the tool role; using fallback mode")
+                fallback = True
+                if self._on_tool_role_rejected:
+                    self._on_tool_role_rejected()
+                request.messages = self._messages(
+                    base, exchanges, choice.dialect, fallback
+                )
+                async for event in self._ask(request, catalog, choice):
+                    if isinstance(event, _Hop):
+                        hop = event
+                    else:
+                        yield event
+            assert hop is not None
+
+            calls = hop.parse.calls
+            if hop.parse.reasoning:
+                yield ReasoningOut(hop.parse.reasoning)
+            if not calls or wrap_up:
+                rest = _unsent(hop.parse.content, hop.streamed)
+                if not (hop.streamed + rest).strip():
+                    # HA speaks the last assistant message; it must not be empty.
+                    rest = GAVE_UP_TEXT if calls else NO_ANSWER_TEXT
+                if rest:
+                    yield TextOut(rest)
+                return
+
+            yield CallsOut(tuple(calls))
+            results: list[str] = []
+            async for outcome in self._run_calls(calls, catalog, budget):
+                results.append(result_text(outcome.data))
+                yield outcome
+            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
+            exchanges.append(
+                Exchange(
+                    raw=cut,
+                    content=hop.parse.content.strip(),
+                    calls=tuple(calls),
+                    results=tuple(results),
+                )
+            )
+
+        yield TextOut(GAVE_UP_TEXT)
+
+    # -- one hop ---------------------------------------------------------------
+
+    async def _ask(
+        self, request: CompletionRequest, catalog: Catalog, choice: FormatChoice
+    ) -> AsyncIterator[LoopEvent | _Hop]:
+        """Stream one reply: safe text out at once, then what the reply means."""
+        detector = choice.dialect.detector()
+        accumulator = ToolCallAccumulator()
+        raw: list[str] = []
+        streamed: list[str] = []
+        async for delta in self._backend.complete(request):
+            if isinstance(delta, TextDelta):
+                raw.append(delta.text)
+                if safe := detector.feed(delta.text):
+                    streamed.append(safe)
+                    yield TextOut(safe)
+            elif isinstance(delta, ReasoningDelta):
+                yield ReasoningOut(delta.text)
+            elif isinstance(delta, ToolCallDelta):
+                accumulator.add(delta)
+            elif isinstance(delta, Finish) and delta.reason == "length":
+                _LOGGER.debug("Reply cut by max_tokens")
+        text = "".join(raw)
+        parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
+        if not parse.calls and (tail := detector.finish()):
+            # Only text that the dialect also calls content may still be shown.
+            if parse.content.startswith("".join(streamed) + tail):
+                streamed.append(tail)
+                yield TextOut(tail)
+        yield _Hop(text=text, parse=parse, streamed="".join(streamed))
+
+    # -- running calls -----------------------------------------------------------
+
+    async def _run_calls(
+        self, calls: list[ToolCall], catalog: Catalog, budget: TurnBudget
+    ) -> AsyncIterator[ResultOut]:
+        """Admit calls in order, run reads together and writes in order.
+
+        Results come back in call order whatever finished first.
+        """
+        executor = self._executor
+        slots: list[asyncio.Future[ResultOut]] = []
+        refused: set[int] = set()
+        ordered: list[tuple[ToolCall, asyncio.Future[ResultOut]]] = []
+        loop = asyncio.get_running_loop()
+        for call in calls:
+            is_device = executor.is_device_command(call)
+            admitted, refusal = budget.admit(
+                call, catalog.schema(call.name), is_device=is_device
+            )
+            slot: asyncio.Future[ResultOut] = loop.create_future()
+            slots.append(slot)
+            if refusal is not None:
+                refused.add(len(slots) - 1)
+                slot.set_result(ResultOut(call, refusal.text, True, 0.0))
+            elif executor.is_read_only(admitted):
+                task = asyncio.ensure_future(self._run_one(admitted))
+                task.add_done_callback(_copy_into(slot))
+            else:
+                ordered.append((admitted, slot))
+
+        async def run_in_order() -> None:
+            for call, slot in ordered:
+                slot.set_result(await self._run_one(call))
+
+        writer = asyncio.ensure_future(run_in_order())
+        try:
+            for position, slot in enumerate(slots):
+                outcome = await slot
+                if position not in refused:
+                    budget.remember(outcome.call, result_text(outcome.data))
+                yield outcome
+        finally:
+            if not writer.done():
+                writer.cancel()
+
+    async def _run_one(self, call: ToolCall) -> ResultOut:
+        """Run one call; any exception becomes an ``ERROR:`` result."""
+        started = time.monotonic()
+        try:
+            outcome = await self._executor.run(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - no tool may end the turn
+            _LOGGER.debug("Tool %s failed: %s", call.name, err)
+            return ResultOut(call, error_text(err), True, time.monotonic() - started)
+        return ResultOut(
+            call, outcome.data, outcome.failed, time.monotonic() - started
+        )
+
+    # -- messages -----------------------------------------------------------------
+
+    def _base_messages(
+        self, messages: list[dict[str, Any]], catalog: Catalog, choice: FormatChoice
+    ) -> list[dict[str, Any]]:
+        """The system prompt gains the device guidance and the dialect's prompt."""
+        extra = [device_guidance(catalog.names)]
+        if choice.text_mode:
+            extra.append(choice.dialect.system_prompt(catalog))
+        system = messages[0] if messages and messages[0]["role"] == "system" else None
+        parts = [system["content"]] if system else []
+        parts.extend(part for part in extra if part)
+        head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
+        return head + (messages[1:] if system else list(messages))
+
+    def _messages(
+        self,
+        base: list[dict[str, Any]],
+        exchanges: list[Exchange],
+        dialect: Dialect,
+        fallback: bool,
+    ) -> list[dict[str, Any]]:
+        history = to_fallback_history(base) if fallback else base
+        return history + render(exchanges, dialect, fallback=fallback)
+
+
+def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None]:
+    def copy(task: asyncio.Task) -> None:
+        if slot.done():
+            return
+        if task.cancelled():
+            slot.cancel()
+        elif (err := task.exception()) is not None:
+            slot.set_exception(err)
+        else:
+            slot.set_result(task.result())
+
+    return copy
+
+
+def _unsent(content: str, streamed: str) -> str:
+    """The part of the final answer that has not been streamed yet.
+
+    Streamed text cannot be taken back, so when the clean answer no longer
+    starts with it we add nothing rather than repeat or contradict it.
+    """
+    if not streamed:
+        return content.strip()
+    if content.startswith(streamed):
+        return content[len(streamed) :].rstrip()
+    stripped = content.lstrip()
+    if stripped.startswith(streamed.lstrip()):
+        return stripped[len(streamed.lstrip()) :].rstrip()
+    return ""

@@ -1,0 +1,109 @@
+"""How one turn's exchanges are written back into the request messages.
+
+Two shapes exist. With the ``tool`` role (native calls, or a server whose chat
+template renders tool messages), the assistant message carries structured
+``tool_calls`` and each result is a ``tool`` message. In fallback mode (a text
+dialect driven by the prompt, or a server that rejects the tool role), the
+assistant message is the raw reply cut after its last call, and the results go
+back as one synthetic user message in the dialect's own words (``Observation:``
+for ReAct).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from typing import Any
+
+from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.model import ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One hop that ran tools: what the model said and what the tools answered."""
+
+    raw: str  # the reply, already cut after its last call
+    content: str  # the user-visible part of the reply
+    calls: tuple[ToolCall, ...]
+    results: tuple[str, ...]  # one text per call, in call order
+
+
+def result_text(data: Any) -> str:
+    """A tool result as the text the model reads."""
+    if isinstance(data, str):
+        return data
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def tool_role_messages(exchange: Exchange) -> list[dict[str, Any]]:
+    """Assistant ``tool_calls`` plus one ``tool`` message per result."""
+    assistant: dict[str, Any] = {
+        "role": "assistant",
+        "content": exchange.content or None,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                },
+            }
+            for call in exchange.calls
+        ],
+    }
+    results = [
+        {"role": "tool", "tool_call_id": call.id, "content": text}
+        for call, text in zip(exchange.calls, exchange.results, strict=True)
+    ]
+    return [assistant, *results]
+
+
+def fallback_messages(exchange: Exchange, dialect: Dialect) -> list[dict[str, Any]]:
+    """The raw reply, then the results as a user message in the dialect's words."""
+    rendered = "\n".join(
+        dialect.format_result(call, text)
+        for call, text in zip(exchange.calls, exchange.results, strict=True)
+    )
+    return [
+        {"role": "assistant", "content": exchange.raw},
+        {"role": "user", "content": rendered},
+    ]
+
+
+def render(
+    exchanges: list[Exchange], dialect: Dialect, *, fallback: bool
+) -> list[dict[str, Any]]:
+    """All exchanges of this turn, in the chosen shape."""
+    messages: list[dict[str, Any]] = []
+    for exchange in exchanges:
+        if fallback:
+            messages.extend(fallback_messages(exchange, dialect))
+        else:
+            messages.extend(tool_role_messages(exchange))
+    return messages
+
+
+def to_fallback_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rewrite earlier turns' tool messages for a server without the tool role."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") == "tool":
+            text = f"Tool result: {message.get('content', '')}"
+            if out and out[-1]["role"] == "user":
+                out[-1] = {**out[-1], "content": f"{out[-1]['content']}\n{text}"}
+            else:
+                out.append({"role": "user", "content": text})
+        elif message.get("role") == "assistant" and message.get("tool_calls"):
+            calls = ", ".join(
+                f"{c['function']['name']}({c['function']['arguments']})"
+                for c in message["tool_calls"]
+            )
+            content = message.get("content") or ""
+            out.append(
+                {"role": "assistant", "content": f"{content}\n[called {calls}]".strip()}
+            )
+        else:
+            out.append(message)
+    return out

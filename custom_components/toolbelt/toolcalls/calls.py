@@ -1,0 +1,262 @@
+"""Shared building blocks for dialects: call objects, ids, and the final result.
+
+Every dialect finds call spans in its own wire format and then hands them to
+these helpers, so the safety rules (allowlist, decode-once, truncation,
+verbatim ids) and the content cleanup are the same for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+import re
+import secrets
+import string
+from typing import Any
+
+from .catalog import Catalog
+from .jsonrepair import LooseJSONError, TruncatedJSONError, decode_arguments, loads_loose
+from .model import ParseResult, RejectedCall, ToolCall
+from .sanitize import clean
+
+__all__ = [
+    "Found",
+    "build_result",
+    "call_from_object",
+    "calls_from_value",
+    "make_call",
+    "new_call_id",
+    "reply_start",
+]
+
+_ALNUM = string.ascii_letters + string.digits
+_ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
+_NAME_KEYS = ("tool", "tool_name", "recipient_name", "function_name", "action")
+_ID_KEYS = ("id", "tool_call_id", "call_id")
+_META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
+
+
+def new_call_id(style: str = "openai") -> str:
+    """A fresh call id: ``call_<24 alnum>``, or 9 alnum chars for Mistral."""
+    if style == "mistral":
+        return "".join(secrets.choice(_ALNUM) for _ in range(9))
+    return "call_" + "".join(secrets.choice(_ALNUM) for _ in range(24))
+
+
+@dataclass(slots=True)
+class Found:
+    """One span of call markup in the raw reply and what it meant.
+
+    ``call`` is None for markup that carries no call (e.g. an empty
+    ``functools[]``): it is still cut from the content.
+    """
+
+    start: int
+    end: int
+    call: ToolCall | RejectedCall | None = None
+
+
+def make_call(
+    catalog: Catalog,
+    name: Any,
+    arguments: Any,
+    *,
+    raw: str = "",
+    call_id: Any = None,
+    id_style: str = "openai",
+    coerce: bool = False,
+) -> ToolCall | RejectedCall:
+    """Resolve, decode and normalise one call; reject what must not dispatch.
+
+    ``arguments`` may be a dict, a JSON string (decoded exactly once) or None.
+    ``coerce`` types values from the schema (only for text-only formats).
+    """
+    shown = name if isinstance(name, str) else repr(name)
+    resolved = catalog.resolve(name)
+    if resolved is None:
+        return RejectedCall(name=shown, raw=raw, reason=f"unknown tool: {shown}")
+    try:
+        args = decode_arguments(arguments)
+    except TruncatedJSONError:
+        return RejectedCall(name=resolved, raw=raw, reason="arguments are truncated")
+    except LooseJSONError as err:
+        return RejectedCall(name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}")
+    args = catalog.normalize_arguments(resolved, args, coerce=coerce)
+    if isinstance(call_id, int) and not isinstance(call_id, bool):
+        call_id = str(call_id)
+    if not isinstance(call_id, str) or not call_id.strip():
+        call_id = new_call_id(id_style)
+    return ToolCall(id=call_id, name=resolved, arguments=args)
+
+
+def _first(obj: dict[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
+    for key in keys:
+        if key in obj:
+            return key, obj[key]
+    return None, None
+
+
+def call_from_object(
+    obj: Any,
+    catalog: Catalog,
+    *,
+    raw: str = "",
+    id_style: str = "openai",
+    require_arguments: bool = False,
+) -> ToolCall | RejectedCall | None:
+    """Read one JSON object in any common call shape; None if not call-shaped.
+
+    Shapes: ``{name, arguments|parameters|args}``, OpenAI ``{function: {name,
+    arguments}}``, ``{function: NAME, parameters}``, ``{tool|tool_name: NAME,
+    ...}`` (flat arguments when no argument key), Gemini ``{functionCall:
+    {name, args}}`` and JSON-blob ReAct ``{action, action_input}``.
+    ``require_arguments`` (for untagged JSON) demands an explicit argument key.
+    """
+    if not isinstance(obj, dict):
+        return None
+    _, call_id = _first(obj, _ID_KEYS)
+    for wrapper in ("functionCall", "function_call", "tool_call"):
+        inner = obj.get(wrapper)
+        if isinstance(inner, dict):
+            found = call_from_object(inner, catalog, raw=raw, id_style=id_style)
+            if isinstance(found, ToolCall) and call_id is not None:
+                found = ToolCall(id=str(call_id), name=found.name, arguments=found.arguments)
+            return found
+    func = obj.get("function")
+    if isinstance(func, dict) and isinstance(func.get("name"), str):
+        _, args = _first(func, _ARG_KEYS)
+        return make_call(
+            catalog, func["name"], args, raw=raw, call_id=call_id, id_style=id_style
+        )
+    arg_key, args = _first(obj, _ARG_KEYS)
+    if isinstance(func, str):
+        if arg_key is None and require_arguments:
+            return None
+        return make_call(catalog, func, args, raw=raw, call_id=call_id, id_style=id_style)
+    name_key, name = _first(obj, _NAME_KEYS)
+    if isinstance(name, str) and name_key is not None:
+        if name_key == "action" and arg_key is None:
+            return None
+        if name_key == "action" and isinstance(args, str) and loads_or_none(args) is None:
+            resolved = catalog.resolve(name)
+            param = catalog.first_required_string(resolved) if resolved else None
+            args = {param: args} if param else {}
+        if arg_key is None:
+            if require_arguments and name_key != "tool":
+                return None
+            args = {k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS}
+        return make_call(catalog, name, args, raw=raw, call_id=call_id, id_style=id_style)
+    name = obj.get("name")
+    if not isinstance(name, str):
+        return None
+    if arg_key is None:
+        if require_arguments:
+            return None
+        extra = {k: v for k, v in obj.items() if k != "name" and k not in _META_KEYS}
+        args = extra
+    return make_call(catalog, name, args, raw=raw, call_id=call_id, id_style=id_style)
+
+
+def loads_or_none(text: str) -> Any:
+    """Loose JSON or None (for "is this a JSON object?" questions)."""
+    try:
+        value = loads_loose(text)
+    except LooseJSONError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def calls_from_value(
+    value: Any,
+    catalog: Catalog,
+    *,
+    raw: str = "",
+    id_style: str = "openai",
+    require_arguments: bool = False,
+) -> list[ToolCall | RejectedCall] | None:
+    """Calls from an object, a list of objects, or ``{"tool_calls": [...]}``.
+
+    None when the value is not call-shaped (any element that is not a call
+    makes the whole list not a call list, so ordinary JSON data stays text).
+    An empty list gives ``[]``.
+    """
+    if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
+        value = value["tool_calls"]
+    if isinstance(value, dict):
+        one = call_from_object(
+            value, catalog, raw=raw, id_style=id_style, require_arguments=require_arguments
+        )
+        return None if one is None else [one]
+    if isinstance(value, list):
+        result: list[ToolCall | RejectedCall] = []
+        for item in value:
+            one = call_from_object(
+                item, catalog, raw=raw, id_style=id_style, require_arguments=require_arguments
+            )
+            if one is None:
+                return None
+            result.append(one)
+        return result
+    return None
+
+
+_LEADING = re.compile(
+    r"(?:\s+|<think>.*?</think>|<\|im_start\|>assistant|<\|start_header_id\|>assistant"
+    r"<\|end_header_id\|>|<\|python_tag\|>|<\|START_RESPONSE\|>|\[THINK\].*?\[/THINK\])",
+    re.S,
+)
+
+
+def reply_start(text: str) -> int:
+    """Offset where the reply proper begins: after leading whitespace,
+    reasoning blocks and role tokens (a lone ``</think>`` ends reasoning too).
+    Bare JSON/array calls only count when they start here.
+    """
+    pos = 0
+    lone = text.find("</think>")
+    if lone >= 0 and text.find("<think>", 0, lone) < 0:
+        pos = lone + len("</think>")
+    while True:
+        match = _LEADING.match(text, pos)
+        if not match or match.end() == pos:
+            return pos
+        pos = match.end()
+
+
+def build_result(
+    text: str,
+    found: Iterable[Found],
+    dialect: str | None,
+    *,
+    text_parsed: bool = True,
+    sanitize: Callable[[str], str] | None = None,
+) -> ParseResult:
+    """Cut the call spans out of ``text`` and clean what is left.
+
+    Spans may overlap or be unordered; the content is the raw text without
+    them, minus reasoning and leaked scaffolding (``sanitize`` adds a
+    dialect's own cleanup). ``end`` is the offset after the last span.
+    """
+    spans = sorted(found, key=lambda f: (f.start, f.end))
+    pieces: list[str] = []
+    pos = 0
+    for span in spans:
+        if span.start > pos:
+            pieces.append(text[pos : span.start])
+        pos = max(pos, span.end)
+    pieces.append(text[pos:])
+    remaining = "\n".join(p for p in pieces if p) if len(pieces) > 1 else pieces[0]
+    if sanitize is not None:
+        remaining = sanitize(remaining)
+    content, reasoning = clean(remaining)
+    calls = [s.call for s in spans if isinstance(s.call, ToolCall)]
+    rejected = [s.call for s in spans if isinstance(s.call, RejectedCall)]
+    return ParseResult(
+        calls=calls,
+        content=content,
+        reasoning=reasoning,
+        dialect=dialect,
+        text_parsed=text_parsed,
+        end=max((s.end for s in spans), default=None),
+        rejected=rejected,
+    )

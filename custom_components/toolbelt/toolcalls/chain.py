@@ -1,0 +1,81 @@
+"""A chain of dialects that acts as one dialect (``auto`` and model presets)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .dialects.base import Dialect
+from .model import ParseResult
+from .sanitize import clean
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+    from .model import ToolCall
+
+__all__ = ["ChainDialect"]
+
+
+class ChainDialect(Dialect):
+    """Try member dialects in order on the raw reply; the first with calls wins.
+
+    When no member finds a call but one found call-shaped markup it refused
+    (unknown tool, truncated), that result is returned so the markup does not
+    reach the content. Otherwise the content is the reply with reasoning and
+    every member's scaffolding removed. Prompt, stops and result formatting
+    come from the first text (non-structured) member.
+    """
+
+    def __init__(self, dialects: Sequence[Dialect], name: str = "chain") -> None:
+        if not dialects:
+            raise ValueError("a dialect chain needs at least one dialect")
+        self.dialects: tuple[Dialect, ...] = tuple(dialects)
+        self.name = name  # type: ignore[misc]
+        self.markers = tuple(  # type: ignore[misc]
+            dict.fromkeys(m for d in self.dialects for m in d.markers)
+        )
+        self.start_markers = tuple(  # type: ignore[misc]
+            dict.fromkeys(m for d in self.dialects for m in d.start_markers)
+        )
+        self.structured = all(d.structured for d in self.dialects)  # type: ignore[misc]
+        self._text = next((d for d in self.dialects if not d.structured), self.dialects[0])
+
+    def __repr__(self) -> str:
+        return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
+
+    @property
+    def primary(self) -> Dialect:
+        """The member whose prompt, stops and result format the chain uses."""
+        return self._text
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return self._text.system_prompt(catalog)
+
+    def stop_sequences(self) -> list[str]:
+        return self._text.stop_sequences()
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        return self._text.format_result(call, result)
+
+    def may_match(self, text: str) -> bool:
+        return any(d.may_match(text) for d in self.dialects)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        refused: ParseResult | None = None
+        for dialect in self.dialects:
+            if dialect.structured or not dialect.may_match(text):
+                continue
+            result = dialect.parse(text, catalog)
+            if result.calls:
+                return result
+            if result.rejected and refused is None:
+                refused = result
+        if refused is not None:
+            return refused
+        content, reasoning = clean(self.sanitize(text))
+        return ParseResult(content=content, reasoning=reasoning, dialect=None)
+
+    def sanitize(self, text: str) -> str:
+        for dialect in self.dialects:
+            text = dialect.sanitize(text)
+        return text

@@ -1,0 +1,190 @@
+"""Small helpers shared by the tagged-markup dialects (TC-B's files).
+
+Three jobs the core does not cover: finding reasoning blocks as offsets (so a
+dialect can prefer real calls over example calls quoted in its thinking),
+typing XML-style text parameters against the schema, and mapping positional
+Python arguments onto parameter names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+import json
+from typing import Any
+
+from ..calls import Found
+from ..catalog import Catalog, fold
+from ..jsonrepair import LooseJSONError, loads_loose
+from ..model import RejectedCall, ToolCall
+from ..schema import coerce_text_value
+
+__all__ = [
+    "REASONING_TAGS",
+    "json_block",
+    "positional_kwargs",
+    "prefer_outside_reasoning",
+    "reasoning_spans",
+    "typed_text_arguments",
+]
+
+# (opener, closer) pairs; a closer seen before any opener closes a block the
+# prompt opened, so everything before it is reasoning.
+REASONING_TAGS: tuple[tuple[str, str], ...] = (
+    ("<think>", "</think>"),
+    ("<seed:think>", "</seed:think>"),
+    ("<|START_THINKING|>", "<|END_THINKING|>"),
+    ("<|channel>thought", "<channel|>"),
+    ("<|inner_prefix|>", "<|inner_suffix|>"),
+    ("<mm:think>", "</mm:think>"),
+)
+
+
+def reasoning_spans(
+    text: str, tags: Sequence[tuple[str, str]] = REASONING_TAGS
+) -> list[tuple[int, int]]:
+    """Offsets ``(start, end)`` of reasoning blocks; an unclosed block runs to the end."""
+    spans: list[tuple[int, int]] = []
+    if not any(opener in text or closer in text for opener, closer in tags):
+        return spans
+    pos = 0
+    # A lone closer before any opener (templates that open thinking in the prompt).
+    lone_end = -1
+    for opener, closer in tags:
+        idx = text.find(closer)
+        if idx >= 0 and text.find(opener, 0, idx) < 0:
+            end = idx + len(closer)
+            if lone_end < 0 or end < lone_end:
+                lone_end = end
+    if lone_end >= 0:
+        spans.append((0, lone_end))
+        pos = lone_end
+    while True:
+        best = -1
+        closer = ""
+        for open_tag, close_tag in tags:
+            idx = text.find(open_tag, pos)
+            if idx >= 0 and (best < 0 or idx < best):
+                best, closer = idx, close_tag
+        if best < 0:
+            return spans
+        end = text.find(closer, best + 1)
+        if end < 0:
+            spans.append((best, len(text)))
+            return spans
+        spans.append((best, end + len(closer)))
+        pos = end + len(closer)
+
+
+def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+def prefer_outside_reasoning(text: str, found: list[Found]) -> list[Found]:
+    """Calls written inside reasoning only count when none are written outside.
+
+    Qwen3 and Kimi put real calls in their thinking; Seed-OSS, LFM2 and others
+    quote example calls there while the real call follows the block.
+    """
+    spans = reasoning_spans(text)
+    if not spans:
+        return found
+    outside = [f for f in found if not _inside(spans, f.start, f.end)]
+    if any(isinstance(f.call, ToolCall) for f in outside):
+        return outside
+    return found
+
+
+def _prop_schema(props: dict[str, Any], key: str) -> dict[str, Any] | None:
+    prop = props.get(key)
+    if prop is None:
+        folded = {fold(k): k for k in props}
+        real = folded.get(fold(key))
+        prop = props.get(real) if real is not None else None
+    return prop if isinstance(prop, dict) else None
+
+
+def _unescaped_json(text: str) -> Any:
+    """Read ``[{\\"a\\": 1}]``: JSON whose quotes arrived backslash-escaped."""
+    stripped = text.strip()
+    if "\\" not in stripped or stripped[:1] not in "[{":
+        return None
+    try:
+        return loads_loose(json.loads(f'"{stripped}"'))
+    except (ValueError, LooseJSONError):
+        return None
+
+
+def typed_text_arguments(
+    catalog: Catalog, name: str, pairs: Iterable[tuple[str, str]]
+) -> dict[str, Any]:
+    """Arguments from ``(key, raw text)`` pairs, typed from the tool's schema.
+
+    A string parameter keeps its text; numbers, booleans, arrays and objects
+    are read from the text. Keys the schema does not know stay text.
+    """
+    resolved = catalog.resolve(name)
+    schema = catalog.schema(resolved) if resolved else {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    props = props if isinstance(props, dict) else {}
+    args: dict[str, Any] = {}
+    for key, raw in pairs:
+        key = key.strip()
+        prop = _prop_schema(props, key)
+        value = coerce_text_value(prop, raw)
+        if isinstance(value, str) and prop is not None:
+            kinds = prop.get("type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if "string" not in kinds and ({"array", "object"} & set(kinds)):
+                decoded = _unescaped_json(value)
+                if decoded is not None:
+                    value = decoded
+        args[key] = value
+    return args
+
+
+def positional_kwargs(
+    catalog: Catalog, name: str, kwargs: dict[str, Any], positional: list[Any]
+) -> dict[str, Any] | None:
+    """Fold positional Python arguments into keyword ones by schema order.
+
+    Required parameters come first, then the rest in declared order. None when
+    there are more positional values than parameters to hold them.
+    """
+    if not positional:
+        return kwargs
+    resolved = catalog.resolve(name)
+    schema = catalog.schema(resolved) if resolved else {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return None
+    required = [k for k in schema.get("required") or () if k in props]
+    order = [*required, *(k for k in props if k not in required)]
+    free = [k for k in order if k not in kwargs]
+    if len(positional) > len(free):
+        return None
+    merged = dict(zip(free, positional, strict=False))
+    merged.update(kwargs)
+    return merged
+
+
+def json_block(
+    catalog: Catalog, body: str, *, raw: str
+) -> list[ToolCall | RejectedCall] | None:
+    """Calls from a JSON payload (object, array or ``{"tool_calls": [...]}``).
+
+    None when the payload is not call-shaped JSON; a truncated payload gives
+    one ``RejectedCall`` so it is reported and never dispatched.
+    """
+    from ..calls import calls_from_value
+    from ..jsonrepair import TruncatedJSONError
+
+    stripped = body.strip()
+    if not stripped:
+        return None
+    try:
+        value = loads_loose(stripped)
+    except TruncatedJSONError:
+        return [RejectedCall(name="", raw=raw, reason="arguments are truncated")]
+    except LooseJSONError:
+        return None
+    return calls_from_value(value, catalog, raw=raw)

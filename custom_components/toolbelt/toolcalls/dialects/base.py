@@ -1,0 +1,71 @@
+"""The dialect interface: one wire format of tool calls, in one file.
+
+A dialect knows how to ask a model for calls in its format (system prompt, stop
+sequences), how to read them back (parse), how to hand results back in fallback
+mode, and how to clean its markup out of a final answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..model import ParseResult, ToolCall
+    from ..streaming import StreamDetector
+
+
+class Dialect:
+    """Base class; subclasses set ``name`` and ``markers`` and implement ``parse``."""
+
+    name: ClassVar[str] = ""
+    # Literal substrings that can only start a call in this format. The streaming
+    # detector holds text as soon as a suffix of the stream could begin one of them,
+    # and the cross-format fallback uses them to spot a leaked format.
+    markers: ClassVar[tuple[str, ...]] = ()
+    # Call starts without a marker (``{``, ``[``, ``Thought:``, a bare name...)
+    # that only count at the start of the reply; the streaming detector holds
+    # on them there and nowhere else.
+    start_markers: ClassVar[tuple[str, ...]] = ()
+    # Cheap pre-filter for chains: parse() can only find something when one of
+    # these substrings is in the text. Empty means "always try".
+    triggers: ClassVar[tuple[str, ...]] = ()
+    # True when calls arrive as structured tool_calls rather than text.
+    structured: ClassVar[bool] = False
+
+    def may_match(self, text: str) -> bool:
+        """Fast check used by chains before the full ``parse``."""
+        return not self.triggers or any(t in text for t in self.triggers)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        """Instructions and the compact tool catalog for text dialects ("" if none)."""
+        return ""
+
+    def stop_sequences(self) -> list[str]:
+        """Strings that end generation right after a call, before invented results."""
+        return []
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        """Turn one complete reply into calls plus user-visible text."""
+        raise NotImplementedError
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        """Render a tool result as text for a synthetic user message (fallback mode)."""
+        body = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        return f"Result of {call.name}: {body}"
+
+    def sanitize(self, text: str) -> str:
+        """Remove this format's leftover scaffolding from a final answer."""
+        return text
+
+    def detector(self, *, names: tuple[str, ...] = ()) -> StreamDetector:
+        """An incremental detector that says what streamed text is safe to show.
+
+        It holds on the markers of every registered dialect, not just this
+        one, because the loop may fall back to another format. ``names`` are
+        catalog tool names (formats that open with a bare name).
+        """
+        from ..registry import detector_for
+
+        return detector_for(self, names=names)

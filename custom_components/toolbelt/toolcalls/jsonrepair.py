@@ -1,0 +1,356 @@
+"""Loose JSON: read what small models write, refuse what generation cut short.
+
+The ladder is strict ``json`` first (fast, C), then our own tolerant parser for
+the slips models make (single quotes, trailing commas, unquoted keys, bareword
+values, Python literals, one missing or extra closing brace, missing commas
+between items), then ``json5`` for the rest. A value that stops in the middle
+(an open string, a dangling ``:``) is truncated, never repaired: dispatching a
+guess would be worse than reporting the failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import json5
+
+__all__ = [
+    "LooseJSONError",
+    "TruncatedJSONError",
+    "decode_arguments",
+    "find_json_end",
+    "loads_loose",
+    "scan_json",
+    "skip_stray_closer",
+    "try_loads_loose",
+]
+
+
+class LooseJSONError(ValueError):
+    """The text is not JSON, even with the repairs we allow."""
+
+
+class TruncatedJSONError(LooseJSONError):
+    """The text stops in the middle of a value; it must not be dispatched."""
+
+
+_MISSING = object()
+_WS = " \t\r\n"
+_CLOSER = {"{": "}", "[": "]"}
+_BARE_END = set(",:]}\n\r\t ")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_LITERALS = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+}
+_ESCAPES = {
+    '"': '"',
+    "'": "'",
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+
+
+class _Lenient:
+    """A forgiving recursive-descent reader; one instance per text."""
+
+    __slots__ = ("closers_added", "depth", "pos", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.closers_added = 0
+        self.depth = 0
+
+    def ws(self) -> None:
+        text, pos, n = self.text, self.pos, len(self.text)
+        while pos < n and text[pos] in _WS:
+            pos += 1
+        self.pos = pos
+
+    def value(self) -> Any:
+        self.ws()
+        if self.pos >= len(self.text):
+            raise TruncatedJSONError("text ends where a value should start")
+        ch = self.text[self.pos]
+        if ch == "{":
+            return self.container("{")
+        if ch == "[":
+            return self.container("[")
+        if ch in "\"'":
+            return self.string()
+        return self.bare()
+
+    def container(self, opener: str) -> Any:
+        closer = _CLOSER[opener]
+        self.pos += 1
+        self.depth += 1
+        result: Any = {} if opener == "{" else []
+        expect_item = True
+        while True:
+            self.ws()
+            if self.pos >= len(self.text):
+                # One missing closer is a slip; only allowed right after a
+                # complete item, never after an opener, comma or colon.
+                if expect_item:
+                    raise TruncatedJSONError("text ends where an item should be")
+                self.closers_added += 1
+                self.depth -= 1
+                return result
+            ch = self.text[self.pos]
+            if ch == closer:
+                self.pos += 1
+                self.depth -= 1
+                return result
+            if ch in "]}":
+                # Wrong closer: treat as our closer missing (counts as repair).
+                self.closers_added += 1
+                self.depth -= 1
+                return result
+            if ch == ",":
+                self.pos += 1
+                expect_item = True
+                continue
+            # A missing comma between items is tolerated.
+            if opener == "{":
+                key = self.key()
+                self.ws()
+                if self.pos >= len(self.text):
+                    raise TruncatedJSONError("text ends after a key")
+                if self.text[self.pos] not in ":=":
+                    raise LooseJSONError(f"expected ':' after key {key!r}")
+                self.pos += 1
+                self.ws()
+                if self.pos >= len(self.text):
+                    raise TruncatedJSONError("text ends after ':'")
+                result[key] = self.value()
+            else:
+                result.append(self.value())
+            expect_item = False
+
+    def key(self) -> str:
+        ch = self.text[self.pos]
+        if ch in "\"'":
+            return self.string()
+        start = self.pos
+        text, n = self.text, len(self.text)
+        while self.pos < n and (text[self.pos].isalnum() or text[self.pos] in "_-$."):
+            self.pos += 1
+        if self.pos == start:
+            raise LooseJSONError(f"unexpected {ch!r} where a key should be")
+        return text[start : self.pos]
+
+    def string(self) -> str:
+        text, n = self.text, len(self.text)
+        quote = text[self.pos]
+        pos = self.pos + 1
+        parts: list[str] = []
+        run = pos
+        while pos < n:
+            ch = text[pos]
+            if ch == quote:
+                parts.append(text[run:pos])
+                self.pos = pos + 1
+                return "".join(parts)
+            if ch == "\\":
+                parts.append(text[run:pos])
+                if pos + 1 >= n:
+                    break
+                esc = text[pos + 1]
+                if esc == "u" and pos + 6 <= n:
+                    try:
+                        parts.append(chr(int(text[pos + 2 : pos + 6], 16)))
+                    except ValueError:
+                        parts.append(text[pos : pos + 6])
+                    pos += 6
+                else:
+                    parts.append(_ESCAPES.get(esc, "\\" + esc))
+                    pos += 2
+                run = pos
+                continue
+            pos += 1
+        raise TruncatedJSONError("string is never closed")
+
+    def bare(self) -> Any:
+        text, n = self.text, len(self.text)
+        start = self.pos
+        pos = start
+        while pos < n and text[pos] not in _BARE_END:
+            pos += 1
+        word = text[start:pos]
+        if not word:
+            raise LooseJSONError(f"unexpected {text[start]!r}")
+        # A bareword running into the end of the text may be cut short,
+        # unless it is the whole (top-level) value.
+        if pos >= n and self.depth:
+            raise TruncatedJSONError("text ends inside a value")
+        self.pos = pos
+        if word in _LITERALS:
+            return _LITERALS[word]
+        if _NUMBER.fullmatch(word):
+            number = float(word)
+            if re.fullmatch(r"[-+]?\d+", word):
+                return int(word)
+            return number
+        if word[0] in "{[" or any(c in word for c in "\"'"):
+            raise LooseJSONError(f"cannot read {word!r}")
+        # Bareword values: allow words separated by spaces up to a delimiter.
+        while pos < n and text[pos] == " ":
+            nxt = pos
+            while nxt < n and text[nxt] == " ":
+                nxt += 1
+            if nxt >= n or text[nxt] in ",:]}\n":
+                break
+            end = nxt
+            while end < n and text[end] not in _BARE_END:
+                end += 1
+            if end >= n and self.depth:
+                raise TruncatedJSONError("text ends inside a value")
+            pos = end
+        self.pos = pos
+        return text[start:pos]
+
+
+def _lenient(text: str) -> Any:
+    reader = _Lenient(text)
+    value = reader.value()
+    reader.ws()
+    rest = text[reader.pos :].strip()
+    extra = 0
+    if rest:
+        if set(rest) <= set("]}") and len(rest) == 1:
+            extra = 1
+        else:
+            raise LooseJSONError(f"unexpected text after the value: {rest[:20]!r}")
+    if reader.closers_added + extra > 1:
+        raise LooseJSONError("more than one brace or bracket is unbalanced")
+    return value
+
+
+def loads_loose(text: str) -> Any:
+    """Parse ``text`` as JSON, repairing the slips models make.
+
+    Raises ``TruncatedJSONError`` when the text was cut off mid-value and
+    ``LooseJSONError`` when it cannot be read at all.
+    """
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError):
+        pass
+    stripped = text.strip()
+    if not stripped:
+        raise LooseJSONError("empty text")
+    try:
+        return _lenient(stripped)
+    except TruncatedJSONError:
+        raise
+    except (LooseJSONError, RecursionError):
+        pass
+    try:
+        return json5.loads(stripped)
+    except Exception as err:
+        raise LooseJSONError(f"not JSON: {err}") from None
+
+
+def try_loads_loose(text: str, default: Any = None) -> Any:
+    """``loads_loose`` that returns ``default`` instead of raising."""
+    try:
+        return loads_loose(text)
+    except LooseJSONError:
+        return default
+
+
+def find_json_end(text: str, start: int) -> int:
+    """Index just past the balanced object/array opening at ``text[start]``.
+
+    Strings (double-quoted, and single-quoted where a value or key may begin)
+    and escapes are respected, so braces or a ``</tool_call>`` inside a string
+    do not end the value. Returns -1 when the value is never closed.
+    """
+    n = len(text)
+    depth = 0
+    pos = start
+    prev = ""  # last significant character outside strings
+    while pos < n:
+        ch = text[pos]
+        if ch == '"' or (ch == "'" and prev and prev in "{[,:"):
+            close = pos + 1
+            while close < n:
+                c = text[close]
+                if c == "\\":
+                    close += 2
+                    continue
+                if c == ch:
+                    break
+                close += 1
+            if close >= n:
+                return -1
+            pos = close + 1
+            prev = ch
+            continue
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+        if ch not in _WS:
+            prev = ch
+        pos += 1
+    return -1
+
+
+def scan_json(text: str, start: int) -> tuple[Any, int]:
+    """Read the object/array that opens at ``text[start]``.
+
+    Returns ``(value, end)`` with ``end`` just past its closing character.
+    When the value is never closed, the rest of the text is tried with the
+    one-missing-closer repair and ``end`` is ``len(text)``. Raises
+    ``LooseJSONError`` (``TruncatedJSONError`` when cut off mid-value).
+    """
+    if start >= len(text) or text[start] not in "{[":
+        raise LooseJSONError("no object or array here")
+    end = find_json_end(text, start)
+    if end < 0:
+        return loads_loose(text[start:].rstrip()), len(text)
+    return loads_loose(text[start:end]), end
+
+
+def skip_stray_closer(text: str, end: int) -> int:
+    """Step over one stray ``}``/``]`` (and spaces) that follows a value."""
+    pos = end
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    if pos < len(text) and text[pos] in "}]":
+        return pos + 1
+    return end
+
+
+def decode_arguments(value: Any) -> dict[str, Any]:
+    """Arguments as a dict: objects pass, a JSON string is decoded exactly once.
+
+    Raises ``LooseJSONError`` when the arguments are not an object.
+    """
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        decoded = loads_loose(value)
+        if isinstance(decoded, dict):
+            return decoded
+        raise LooseJSONError("arguments are not a JSON object")
+    raise LooseJSONError(f"arguments are a {type(value).__name__}, not an object")

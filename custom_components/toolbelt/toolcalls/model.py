@@ -1,0 +1,42 @@
+"""Plain data that every dialect returns, so the loop never sees wire formats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call the model asked for, with its name resolved against the catalog."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedCall:
+    """A call-shaped span we refused to dispatch (unknown name, truncated, unparsable).
+
+    Kept so the loop can tell the model what went wrong instead of staying silent.
+    """
+
+    name: str
+    raw: str
+    reason: str
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What one model reply means: calls to run and text a person may see or hear."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    content: str = ""
+    reasoning: str = ""
+    dialect: str | None = None
+    text_parsed: bool = True
+    # Offset in the raw reply just after the last call's markup; the loop cuts the
+    # assistant message there so invented observations never reach the next request.
+    end: int | None = None
+    rejected: list[RejectedCall] = field(default_factory=list)

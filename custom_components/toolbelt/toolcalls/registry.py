@@ -1,0 +1,297 @@
+"""Dialect registry, model-family presets and ``tool_format`` resolution.
+
+Built-in dialects live one per file in ``dialects/`` and are listed in
+``_BUILTIN`` (name -> module); they are imported on first use. A preset is an
+ordered dialect chain for a model family; naming a dialect that does not exist
+is an error when the preset is registered or resolved, never a silent skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import importlib
+import inspect
+import re
+
+from .chain import ChainDialect
+from .dialects.base import Dialect
+from .streaming import DEFAULT_START_MARKERS, StreamDetector
+
+__all__ = [
+    "AUTO_ORDER",
+    "PRESETS",
+    "UnknownDialectError",
+    "detector_for",
+    "dialect_names",
+    "get_dialect",
+    "preset_for_model",
+    "register_dialect",
+    "register_preset",
+    "resolve_dialect",
+]
+
+
+class UnknownDialectError(ValueError):
+    """A dialect or preset name that is not registered."""
+
+
+# Dialect name -> module in .dialects (one line per dialect).
+_BUILTIN: dict[str, str] = {
+    "native": "native",
+    "react": "react",
+    "hermes": "hermes",
+    "qwen": "qwen",
+    "qwen3_coder_xml": "qwen3_coder_xml",
+    "llama3": "llama3",
+    "mistral": "mistral",
+    "xlam": "xlam",
+    "functools": "functools",
+    "markdown_json": "markdown_json",
+    "home_llm": "home_llm",
+    "pythonic": "pythonic",
+    "granite": "granite",
+    "gemma": "gemma",
+    "functionary": "functionary",
+    "deepseek": "deepseek",
+    "gpt_oss": "gpt_oss",
+    "command_r": "command_r",
+    "glm": "glm",
+    "kimi_k2": "kimi_k2",
+    "minimax": "minimax",
+    "nemotron": "nemotron",
+    "apertus": "apertus",
+    "seed_oss": "seed_oss",
+}
+
+# ``auto``: most specific markers first, marker-less and lenient forms last.
+AUTO_ORDER: tuple[str, ...] = (
+    "gpt_oss",
+    "deepseek",
+    "kimi_k2",
+    "minimax",
+    "seed_oss",
+    "glm",
+    "nemotron",
+    "apertus",
+    "command_r",
+    "gemma",
+    "qwen3_coder_xml",
+    "granite",
+    "mistral",
+    "functools",
+    "llama3",
+    "hermes",
+    "qwen",
+    "xlam",
+    "home_llm",
+    "markdown_json",
+    "react",
+    "pythonic",
+    "functionary",
+)
+
+PRESETS: dict[str, tuple[str, ...]] = {
+    "hermes": ("hermes",),
+    "qwen": ("qwen", "hermes"),
+    "qwen3_coder": ("qwen3_coder_xml", "qwen", "hermes"),
+    "llama3": ("llama3", "pythonic"),
+    "llama4": ("pythonic", "llama3"),
+    "mistral": ("mistral",),
+    "xlam": ("xlam", "hermes"),
+    "granite": ("granite", "hermes"),
+    "gemma": ("gemma",),
+    "functionary": ("functionary",),
+    "deepseek": ("deepseek",),
+    "gpt_oss": ("gpt_oss",),
+    "command_r": ("command_r",),
+    "phi4": ("functools",),
+    "firefunction": ("functools",),
+    "glm": ("glm", "hermes"),
+    "kimi": ("kimi_k2",),
+    "lfm2": ("pythonic",),
+    "minimax": ("minimax",),
+    "nemotron": ("nemotron",),
+    "apertus": ("apertus",),
+    "seed_oss": ("seed_oss",),
+    "react": ("react",),
+    "markdown_json": ("markdown_json",),
+    "home_llm": ("home_llm", "markdown_json"),
+    "native": ("native",),
+}
+
+# Model name (lower-cased) -> preset; the first match wins, so specific first.
+_MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), preset)
+    for pattern, preset in (
+        (r"qwen[\d.]*-?coder|qwen3\.5|qwen3-next", "qwen3_coder"),
+        (r"qwen|qwq", "qwen"),
+        (r"hermes|nous", "hermes"),
+        (r"xlam|hammer", "xlam"),
+        (r"llama[-_ ]?4", "llama4"),
+        (r"llama[-_ ]?3", "llama3"),
+        (r"mistral|mixtral|ministral|devstral|magistral|codestral|pixtral", "mistral"),
+        (r"granite", "granite"),
+        (r"functiongemma|gemma", "gemma"),
+        (r"functionary", "functionary"),
+        (r"deepseek", "deepseek"),
+        (r"gpt-?oss", "gpt_oss"),
+        (r"command-?r|command-?a|c4ai|cohere", "command_r"),
+        (r"phi-?4", "phi4"),
+        (r"firefunction", "firefunction"),
+        (r"glm", "glm"),
+        (r"kimi", "kimi"),
+        (r"lfm2|liquid", "lfm2"),
+        (r"minimax", "minimax"),
+        (r"nemotron", "nemotron"),
+        (r"apertus", "apertus"),
+        (r"seed-?oss", "seed_oss"),
+        (r"home-?llm|home-3b|home-1b", "home_llm"),
+    )
+)
+
+_classes: dict[str, type[Dialect]] = {}
+_instances: dict[str, Dialect] = {}
+_missing: set[str] = set()
+
+
+def register_dialect(name: str, cls: type[Dialect]) -> None:
+    """Make ``cls`` available as ``name`` (replaces a built-in of that name)."""
+    if not name or not isinstance(cls, type) or not issubclass(cls, Dialect):
+        raise TypeError("register_dialect needs a name and a Dialect subclass")
+    _classes[name] = cls
+    _instances.pop(name, None)
+    _missing.discard(name)
+    _union_cache.clear()
+
+
+def _load(name: str) -> type[Dialect] | None:
+    if name in _classes:
+        return _classes[name]
+    module_name = _BUILTIN.get(name)
+    if module_name is None or name in _missing:
+        return None
+    full = f"{__package__}.dialects.{module_name}"
+    try:
+        module = importlib.import_module(full)
+    except ModuleNotFoundError as err:
+        if err.name != full:
+            raise
+        _missing.add(name)
+        return None
+    for _, obj in inspect.getmembers(module, inspect.isclass):
+        if issubclass(obj, Dialect) and obj is not Dialect and obj.name == name:
+            _classes[name] = obj
+            return obj
+    _missing.add(name)
+    return None
+
+
+def get_dialect(name: str) -> Dialect:
+    """The dialect registered as ``name``; raises ``UnknownDialectError``."""
+    if name in _instances:
+        return _instances[name]
+    cls = _load(name)
+    if cls is None:
+        raise UnknownDialectError(
+            f"unknown tool-call dialect {name!r}; known: {', '.join(dialect_names())}"
+        )
+    instance = cls()
+    _instances[name] = instance
+    return instance
+
+
+def dialect_names() -> tuple[str, ...]:
+    """Names of every dialect that can be loaded, built-ins first."""
+    for name in _BUILTIN:
+        _load(name)
+    extras = [n for n in _classes if n not in _BUILTIN]
+    return (*(n for n in _BUILTIN if n in _classes), *extras)
+
+
+def _chain(names: Iterable[str], label: str) -> ChainDialect:
+    names = tuple(dict.fromkeys(names))
+    return ChainDialect([get_dialect(n) for n in names], name=label)
+
+
+def register_preset(name: str, chain: Iterable[str]) -> None:
+    """Add or replace a preset; every dialect in it must already be registered."""
+    chain = tuple(chain)
+    if not chain:
+        raise ValueError(f"preset {name!r} is empty")
+    for dialect in chain:
+        get_dialect(dialect)  # raises UnknownDialectError
+    PRESETS[name] = chain
+
+
+def preset_name_for_model(model: str | None) -> str | None:
+    """The preset a model name belongs to, or None when no family matches."""
+    if not model:
+        return None
+    low = model.lower()
+    for pattern, preset in _MODEL_RULES:
+        if pattern.search(low):
+            return preset
+    return None
+
+
+def preset_for_model(model: str | None) -> tuple[str, ...]:
+    """The dialect chain for a model name; ``()`` when no family matches."""
+    preset = preset_name_for_model(model)
+    return PRESETS.get(preset, ()) if preset else ()
+
+
+def auto_names() -> tuple[str, ...]:
+    """The ``auto`` order restricted to dialects that exist, then any extras."""
+    present = set(dialect_names())
+    ordered = [n for n in AUTO_ORDER if n in present]
+    ordered += [n for n in dialect_names() if n not in ordered and n != "native"]
+    return tuple(ordered)
+
+
+def resolve_dialect(tool_format: str | None = "auto", model: str | None = None) -> Dialect:
+    """Turn a ``tool_format`` setting into a dialect.
+
+    ``"auto"`` (or empty): a chain over every dialect, most specific markers
+    first; with a known ``model`` its preset goes in front. A preset name gives
+    that chain; a dialect name gives that dialect. Unknown names raise
+    ``UnknownDialectError``, as does a preset naming a missing dialect.
+    """
+    fmt = (tool_format or "auto").strip().lower()
+    if fmt == "auto":
+        return _chain((*preset_for_model(model), *auto_names()), "auto")
+    if fmt in PRESETS and fmt not in _BUILTIN and fmt not in _classes:
+        return _chain(PRESETS[fmt], fmt)
+    if fmt in _BUILTIN or fmt in _classes:
+        return get_dialect(fmt)
+    if fmt in PRESETS:
+        return _chain(PRESETS[fmt], fmt)
+    raise UnknownDialectError(
+        f"unknown tool_format {tool_format!r}; use 'auto', a preset "
+        f"({', '.join(sorted(PRESETS))}) or a dialect ({', '.join(dialect_names())})"
+    )
+
+
+_union_cache: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+
+
+def _union() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Markers and start markers of every registered dialect (cached)."""
+    if not _union_cache:
+        markers: dict[str, None] = {}
+        starts: dict[str, None] = dict.fromkeys(DEFAULT_START_MARKERS)
+        for name in dialect_names():
+            dialect = get_dialect(name)
+            markers.update(dict.fromkeys(dialect.markers))
+            starts.update(dict.fromkeys(dialect.start_markers))
+        _union_cache.append((tuple(markers), tuple(starts)))
+    return _union_cache[0]
+
+
+def detector_for(dialect: Dialect, *, names: Iterable[str] = ()) -> StreamDetector:
+    """A detector holding on ``dialect``'s markers plus every registered one."""
+    markers, starts = _union()
+    return StreamDetector(
+        (*dialect.markers, *markers),
+        start_markers=(*dialect.start_markers, *starts),
+        names=tuple(names),
+    )

@@ -1,0 +1,213 @@
+"""Keep protocol out of what people see and hear.
+
+Two jobs: pull reasoning out of a reply (``<think>``, a lone ``</think>``,
+``[THINK]``, harmony's analysis channel, ...) and strip leaked scaffolding of
+any format (ReAct scratchpad lines, stray call tags, special tokens) without
+touching ordinary prose: "Action: none needed" stays, because a sentence that
+happens to start with a label is not a scratchpad.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "clean",
+    "register_reasoning_delimiters",
+    "split_reasoning",
+    "strip_leakage",
+    "strip_react",
+    "tidy",
+]
+
+# (opener, closers): reasoning runs from the opener to the first closer. A
+# closer seen before any opener means everything before it was reasoning
+# (templates that open the block in the prompt). Extend with
+# ``register_reasoning_delimiters``.
+_REASONING: list[tuple[str, tuple[str, ...], bool]] = []
+_HEADER_CLOSERS = frozenset({"<|start|>", "<|channel|>"})
+
+
+def register_reasoning_delimiters(
+    opener: str, closers: tuple[str, ...] | str, *, lone_closer: bool = False
+) -> None:
+    """Teach the sanitizer another reasoning block.
+
+    ``lone_closer``: a closer without an opener marks everything before it as
+    reasoning (only sensible for closers that never appear in prose).
+    """
+    if isinstance(closers, str):
+        closers = (closers,)
+    entry = (opener, tuple(closers), lone_closer)
+    if entry not in _REASONING:
+        _REASONING.append(entry)
+
+
+register_reasoning_delimiters("<think>", "</think>", lone_closer=True)
+register_reasoning_delimiters("<thinking>", "</thinking>")
+register_reasoning_delimiters("<reasoning>", "</reasoning>")
+register_reasoning_delimiters("[THINK]", "[/THINK]", lone_closer=True)
+register_reasoning_delimiters("<seed:think>", "</seed:think>", lone_closer=True)
+register_reasoning_delimiters("<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True)
+register_reasoning_delimiters("<|channel>thought", "<channel|>")
+register_reasoning_delimiters(
+    "<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>")
+)
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """Return ``(visible, reasoning)``; an unclosed block runs to the end."""
+    if not text:
+        return text, ""
+    visible: list[str] = []
+    reasoning: list[str] = []
+    pos = 0
+    first = True
+    while True:
+        best = -1
+        best_entry = None
+        for entry in _REASONING:
+            idx = text.find(entry[0], pos)
+            if idx >= 0 and (best < 0 or idx < best):
+                best, best_entry = idx, entry
+        if first:
+            first = False
+            # A lone closer before any opener: all before it was reasoning.
+            lone = -1
+            lone_len = 0
+            limit = best if best >= 0 else len(text)
+            for opener, closers, lone_ok in _REASONING:
+                if not lone_ok:
+                    continue
+                for closer in closers:
+                    idx = text.find(closer, 0, limit)
+                    if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
+                        lone, lone_len = idx, len(closer)
+            if lone >= 0:
+                reasoning.append(text[:lone])
+                pos = lone + lone_len
+                continue
+        if best < 0 or best_entry is None:
+            visible.append(text[pos:])
+            break
+        visible.append(text[pos:best])
+        start = best + len(best_entry[0])
+        end = -1
+        closer_len = 0
+        for closer in best_entry[1]:
+            idx = text.find(closer, start)
+            if idx >= 0 and (end < 0 or idx < end):
+                # Harmony blocks may end where the next header starts; that
+                # header belongs to the next block, so it is not consumed.
+                end = idx
+                closer_len = 0 if closer in _HEADER_CLOSERS else len(closer)
+        if end < 0:
+            reasoning.append(text[start:])
+            break
+        reasoning.append(text[start:end])
+        pos = end + closer_len
+    parts = (_SPECIAL.sub("", r).strip() for r in reasoning)
+    return "".join(visible), "\n".join(p for p in parts if p)
+
+
+_HEADERS = re.compile(
+    r"<\|start_header_id\|>[^<]{0,40}<\|end_header_id\|>"
+    r"|<\|im_start\|>[A-Za-z_]{0,20}"
+    r"|<\|start\|>[A-Za-z_]{0,20}"
+    r"|<\|channel\|>[^<\n]{0,200}"
+    r"|<\|constrain\|>[A-Za-z_]{0,20}"
+    r"|<start_of_turn>[A-Za-z_]{0,20}"
+    r"|<\|turn>[A-Za-z_]{0,20}"
+)
+_SPECIAL = re.compile(
+    r"<\|[A-Za-z0-9_:.\-]{1,40}\|>"
+    r"|<｜[^｜<>\n]{1,40}｜>"
+    r"|</?s>|<eos>|<bos>|<end_of_turn>|<turn\|>|<\|tool_call>|<tool_call\|>"
+)
+_CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
+# Call tags that only count as leakage at the very start/end or on their own line.
+_STRAY = (
+    r"<tool_call>|</tool_call>|<function_call>|</function_call>|<tools>|</tools>"
+    r"|\[TOOL_CALLS\]|\[/TOOL_CALLS\]|\[ARGS\]|\[CALL_ID\]|<TOOLCALL>|</TOOLCALL>"
+    r"|<tool_response>|</tool_response>"
+)
+_STRAY_EDGE = re.compile(
+    rf"\A\s*(?:{_STRAY})\s*|\s*(?:{_STRAY})\s*\Z|^[ \t]*(?:{_STRAY})[ \t]*$", re.M
+)
+_REACT_LABEL = re.compile(
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?"
+    r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer)"
+    r"(?:\*\*)?[ \t]*:(?:\*\*)?",
+    re.M | re.I,
+)
+_TOOL_HEADER = re.compile(r"^[ \t]*#[ \t]*(?:Tool|Arguments)[ \t]*:.*$", re.M)
+_BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+def _is_scratchpad(labels: list[str]) -> bool:
+    kinds = {label.lower().replace(" ", "").replace("\t", "") for label in labels}
+    if kinds & {"finalanswer", "thought", "observation"}:
+        return True
+    return {"action", "actioninput"} <= kinds
+
+
+def strip_react(text: str) -> str:
+    """Reduce a ReAct scratchpad to its ``Final Answer`` (or its plain lines).
+
+    Text is only treated as a scratchpad when it has the structure of one
+    (a ``Thought:``/``Observation:``/``Final Answer:`` line, or ``Action:`` with
+    ``Action Input:``); a lone "Action: none needed" sentence is prose.
+    """
+    matches = list(_REACT_LABEL.finditer(text))
+    if not matches or not _is_scratchpad([m.group(1) for m in matches]):
+        return text
+    for index, match in enumerate(matches):
+        if match.group(1).lower().startswith("final"):
+            end = len(text)
+            for later in matches[index + 1 :]:
+                if not later.group(1).lower().startswith("final"):
+                    end = later.start()
+                    break
+            return text[match.end() : end]
+    kept: list[str] = []
+    pos = 0
+    for match in matches:
+        kept.append(text[pos : match.start()])
+        if match.group(1).lower() == "observation":
+            pos = len(text)
+            break
+        line_end = text.find("\n", match.end())
+        pos = len(text) if line_end < 0 else line_end + 1
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def strip_leakage(text: str) -> str:
+    """Remove protocol fragments of any format from user-visible text."""
+    if not text:
+        return text
+    if "<" in text or "[" in text:
+        text = _HEADERS.sub("", text)
+        text = _SPECIAL.sub("", text)
+        if "<co" in text or "</co" in text:
+            text = _CITATION.sub("", text)
+        text = _STRAY_EDGE.sub("\n", text)
+    if ":" in text:
+        text = strip_react(text)
+        if "# " in text or "#T" in text or "#A" in text:
+            headers = _TOOL_HEADER.findall(text)
+            lowered = " ".join(headers).lower()
+            if "tool" in lowered and "arguments" in lowered:
+                text = _TOOL_HEADER.sub("", text)
+    return text
+
+
+def tidy(text: str) -> str:
+    """Trim, and fold runs of blank lines left behind by removed markup."""
+    return _BLANKS.sub("\n\n", text).strip()
+
+
+def clean(text: str) -> tuple[str, str]:
+    """Return ``(content, reasoning)`` for text whose calls were already cut out."""
+    visible, reasoning = split_reasoning(text)
+    return tidy(strip_leakage(visible)), reasoning

@@ -1,0 +1,217 @@
+"""Decide, chunk by chunk, which streamed text is safe to show.
+
+No fixed character buffer: prose is released at once, except a tail that could
+still be the beginning of a call marker. From a complete marker on, the text is
+held (the loop parses the full reply). Formats without a marker (bare JSON,
+arrays, pythonic lists, ReAct labels) only count at the very start of the reply.
+Reasoning blocks are swallowed and streaming resumes after them; in a ReAct
+scratchpad, what follows ``Final Answer:`` is released without the label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import re
+
+__all__ = ["DEFAULT_REASONING", "DEFAULT_START_MARKERS", "REACT_LABELS", "StreamDetector"]
+
+# Labels that open a ReAct scratchpad when they start the reply.
+REACT_LABELS: tuple[str, ...] = (
+    "Thought:",
+    "Action:",
+    "Action Input:",
+    "Observation:",
+    "thought:",
+    "action:",
+    "THOUGHT:",
+    "ACTION:",
+    "**Thought",
+    "**Action",
+)
+# Call starts that need no marker but only count at the start of the reply.
+DEFAULT_START_MARKERS: tuple[str, ...] = (
+    "{",
+    "[",
+    "```",
+    "# Tool:",
+    "#Tool:",
+    "Tool:",
+    "Function:",
+    ">>>",
+    "functools",
+    *REACT_LABELS,
+)
+DEFAULT_REASONING: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("<think>", ("</think>",)),
+    ("<thinking>", ("</thinking>",)),
+    ("[THINK]", ("[/THINK]",)),
+    ("<seed:think>", ("</seed:think>",)),
+    ("<|START_THINKING|>", ("<|END_THINKING|>",)),
+    ("<|channel>thought", ("<channel|>",)),
+)
+_FINAL = re.compile(r"(?:\*\*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*", re.I)
+_OBSERVATION = re.compile(r"^[ \t]*Observation[ \t]*:", re.M | re.I)
+
+_TEXT, _REASONING, _HOLD, _REACT = "text", "reasoning", "hold", "react"
+
+
+def _prefixes(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(w[:i] for w in words for i in range(1, len(w)))
+
+
+class StreamDetector:
+    """Incremental "show now / hold" decision for one streamed reply.
+
+    ``markers`` hold from wherever they appear; ``start_markers`` only at the
+    start of the reply (after whitespace and reasoning); ``names`` (catalog
+    tool names) count as start markers too, for formats that open with a bare
+    name. ``reasoning`` pairs are swallowed. ``start_in_reasoning`` is for
+    templates that open the reasoning block in the prompt.
+    """
+
+    def __init__(
+        self,
+        markers: Iterable[str],
+        *,
+        start_markers: Iterable[str] = DEFAULT_START_MARKERS,
+        names: Iterable[str] = (),
+        reasoning: Iterable[tuple[str, tuple[str, ...]]] = DEFAULT_REASONING,
+        start_in_reasoning: bool = False,
+    ) -> None:
+        self._markers = tuple(sorted({m for m in markers if m}, key=len, reverse=True))
+        self._starts = tuple(
+            sorted({m for m in (*start_markers, *names) if m}, key=len, reverse=True)
+        )
+        self._reasoning = {opener: tuple(closers) for opener, closers in reasoning}
+        watched = (*self._markers, *self._reasoning)
+        self._pattern = (
+            re.compile("|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True)))
+            if watched
+            else None
+        )
+        self._prefixes = _prefixes(watched)
+        self._start_prefixes = _prefixes(self._starts)
+        self._firsts = frozenset(m[0] for m in watched)
+        self._maxlen = max((len(m) for m in watched), default=1)
+        self._buf = ""
+        self._closers: tuple[str, ...] = ()
+        self._mode = _TEXT
+        self._at_start = True
+        self._released: list[str] = []
+        if start_in_reasoning:
+            self._mode = _REASONING
+            self._closers = ("</think>",)
+
+    @property
+    def holding(self) -> bool:
+        """True once a call may be in progress: the rest waits for the full parse."""
+        return self._mode in (_HOLD, _REACT)
+
+    @property
+    def in_reasoning(self) -> bool:
+        """True while inside a reasoning block (nothing is shown)."""
+        return self._mode == _REASONING
+
+    @property
+    def released(self) -> str:
+        """Everything returned so far by ``feed``/``finish``."""
+        return "".join(self._released)
+
+    def feed(self, chunk: str) -> str:
+        """Add streamed text; return the part that is safe to show now."""
+        if self._mode == _HOLD or not chunk:
+            return ""
+        self._buf += chunk
+        out: list[str] = []
+        while self._step(out):
+            pass
+        text = "".join(out)
+        if text:
+            self._released.append(text)
+            if self._at_start and text.strip():
+                self._at_start = False
+        return text
+
+    def finish(self) -> str:
+        """End of stream: release a held tail that never became a marker.
+
+        Returns "" while ``holding``; the caller then shows the content of the
+        full parse instead of the held text.
+        """
+        if self._mode != _TEXT:
+            self._buf = ""
+            return ""
+        text, self._buf = self._buf, ""
+        if text:
+            self._released.append(text)
+        return text
+
+    def _step(self, out: list[str]) -> bool:
+        """Advance the state machine once; True when another step may apply."""
+        buf = self._buf
+        if self._mode == _REASONING:
+            best = -1
+            length = 0
+            for closer in self._closers:
+                idx = buf.find(closer)
+                if idx >= 0 and (best < 0 or idx < best):
+                    best, length = idx, len(closer)
+            if best < 0:
+                keep = max((len(c) for c in self._closers), default=1) - 1
+                self._buf = buf[-keep:] if keep else ""
+                return False
+            self._buf = buf[best + length :]
+            self._mode = _TEXT
+            return True
+        if self._mode == _REACT:
+            final = _FINAL.search(buf)
+            observation = _OBSERVATION.search(buf)
+            if observation and (final is None or observation.start() < final.start()):
+                self._mode = _HOLD
+                self._buf = ""
+                return False
+            if final is None:
+                return False
+            self._buf = buf[final.end() :]
+            self._mode = _TEXT
+            self._at_start = False
+            return True
+        if self._mode != _TEXT:
+            return False
+        if self._at_start:
+            stripped = buf.lstrip()
+            if not stripped:
+                return False
+            for marker in self._starts:
+                if stripped.startswith(marker):
+                    self._mode = _REACT if marker in REACT_LABELS else _HOLD
+                    if self._mode == _HOLD:
+                        self._buf = ""
+                    return self._mode == _REACT
+            if stripped in self._start_prefixes:
+                return False
+        match = self._pattern.search(buf) if self._pattern else None
+        if match is not None:
+            out.append(buf[: match.start()])
+            token = match.group(0)
+            if token in self._reasoning:
+                self._closers = self._reasoning[token]
+                self._buf = buf[match.end() :]
+                self._mode = _REASONING
+                if buf[: match.start()].strip():
+                    self._at_start = False
+                return True
+            self._mode = _HOLD
+            self._buf = ""
+            return False
+        cut = len(buf)
+        for index in range(max(0, len(buf) - self._maxlen + 1), len(buf)):
+            if buf[index] in self._firsts and buf[index:] in self._prefixes:
+                cut = index
+                break
+        if self._at_start and not buf[:cut].strip():
+            # Only whitespace so far: keep it until the reply really starts.
+            return False
+        out.append(buf[:cut])
+        self._buf = buf[cut:]
+        return False

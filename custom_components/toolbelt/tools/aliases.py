@@ -1,0 +1,141 @@
+"""Old single-purpose tool names, routed to the action-based catalog.
+
+Prompts, fine-tunes and small models still emit ``store_memory`` or ``web_search``;
+each maps to one of our tools plus the action its name implies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .const import API_NAME
+
+# legacy name -> (tool, fixed arguments)
+LEGACY_TOOL_NAMES: Mapping[str, tuple[str, Mapping[str, str]]] = {
+    **{
+        name: ("memory", {"action": "search"})
+        for name in (
+            "search_memories",
+            "search_memory",
+            "memory_search",
+            "recall",
+            "recall_memory",
+            "recall_memories",
+            "retrieve_memory",
+            "retrieve_memories",
+            "get_memories",
+            "list_memories",
+        )
+    },
+    **{
+        name: ("memory", {"action": "store"})
+        for name in (
+            "store_memory",
+            "memory_store",
+            "save_memory",
+            "add_memory",
+            "create_memory",
+            "remember",
+            "remember_fact",
+        )
+    },
+    **{
+        name: ("memory", {"action": "update"})
+        for name in ("update_memory", "memory_update", "edit_memory")
+    },
+    **{
+        name: ("memory", {"action": "delete"})
+        for name in (
+            "delete_memory",
+            "memory_delete",
+            "remove_memory",
+            "forget",
+            "forget_memory",
+        )
+    },
+    **{
+        name: ("search", {"action": "web"})
+        for name in (
+            "web_search",
+            "search_web",
+            "internet_search",
+            "google",
+            "google_search",
+            "brave_search",
+            "duckduckgo_search",
+            "ddg_search",
+        )
+    },
+    **{
+        name: ("search", {"action": "news"})
+        for name in ("news_search", "search_news", "get_news", "news")
+    },
+    **{
+        name: ("web_fetch", {})
+        for name in (
+            "fetch_url",
+            "fetch",
+            "fetch_page",
+            "fetch_webpage",
+            "read_url",
+            "read_webpage",
+            "open_url",
+            "browse",
+            "get_webpage",
+            "get_url",
+        )
+    },
+    **{
+        name: ("time", {})
+        for name in (
+            "get_current_time",
+            "current_time",
+            "get_time",
+            "get_date",
+            "get_datetime",
+            "get_current_date",
+            "now",
+        )
+    },
+}
+CANONICAL_NAMES = frozenset({"memory", "search", "web_fetch", "time"})
+# HA's merged API prefixes tool names with the slugified API name and "__".
+NAMESPACE_PREFIX = API_NAME.lower().replace(" ", "-") + "__"
+
+
+def normalise_name(name: str) -> str:
+    """'Store-Memory ' -> 'store_memory'; strips our HA namespace prefix only."""
+    name = name.strip()
+    if name.lower().startswith(NAMESPACE_PREFIX):
+        name = name[len(NAMESPACE_PREFIX) :]
+    return name.lower().replace("-", "_").replace(" ", "_")
+
+
+def resolve_tool_call(
+    name: str, arguments: Mapping[str, Any] | None
+) -> tuple[str, dict[str, Any]] | None:
+    """Map a called name to (our tool, arguments with the implied action).
+
+    Returns None when the name is none of ours. The action a legacy name implies
+    wins over one the model also sent, because the name is the clearer signal.
+    """
+    args = dict(arguments or {})
+    key = normalise_name(name)
+    if key in CANONICAL_NAMES:
+        return key, args
+    if (target := LEGACY_TOOL_NAMES.get(key)) is None:
+        return None
+    tool, fixed = target
+    return tool, {**args, **fixed}
+
+
+def should_offer_time(other_tool_names: Iterable[str]) -> bool:
+    """Offer our 'time' tool only when HA's own GetDateTime is not in the list.
+
+    Names may be namespaced by HA's merged API ('assist__GetDateTime').
+    """
+    return not any(
+        name == "GetDateTime" or name.endswith("__GetDateTime")
+        for name in other_tool_names
+    )

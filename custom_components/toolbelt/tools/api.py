@@ -1,0 +1,282 @@
+"""Our tools as an HA LLM API ("Toolbelt tools"), selectable by any HA agent.
+
+One API is registered per HA instance however many Toolbelt entries exist; it takes
+its settings from the first loaded entry that has a 'tools' subentry (defaults
+otherwise). Each API instance is one turn: its calls share numbered references and
+are traced under the turn id (the HA context id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+import time
+from typing import Any
+
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
+from homeassistant.util.hass_dict import HassKey
+from homeassistant.util.json import JsonObjectType
+from homeassistant.util.ulid import ulid_now
+
+from ._compat_needs import tool_parameters  # TODO(lead): from ..compat import ...
+from .aliases import resolve_tool_call, should_offer_time
+from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
+from .const import (
+    API_ID,
+    API_NAME,
+    MEMORY_DB_FILENAME,
+    MEMORY_SQLITE,
+    SUBENTRY_TYPE_TOOLS,
+)
+from .context import ToolContext
+from .memory.sqlite import SqliteMemory
+from .services import ToolServices, ToolSettings
+from .tool import Tool, ToolOutcome
+from .trace import CallTrace, TraceLog, TurnRecord, now_iso
+
+DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
+
+API_PROMPT = (
+    "Toolbelt tools: use `memory` to recall what the user told you before "
+    "answering personal questions, and to store facts they ask you to remember. "
+    "Use `search` for current events or facts you do not know and `web_fetch` to "
+    "read a page; cite sources as [n]."
+)
+
+
+class ToolsHub:
+    """Shared state behind the API: entries, backends, traces."""
+
+    def __init__(self, hass: HomeAssistant) -> None:
+        """Start empty; entries are added by async_setup_tools_api."""
+        self.hass = hass
+        self.entries: list[ConfigEntry] = []
+        self.traces = TraceLog(secrets=lambda: self.settings().secrets)
+        self.unregister_api: Callable[[], None] | None = None
+        self._services: ToolServices | None = None
+        self._sqlite: SqliteMemory | None = None
+
+    def settings(self) -> ToolSettings:
+        """Settings from the first entry with a tools subentry."""
+        for entry in self.entries:
+            for subentry in entry.subentries.values():
+                if subentry.subentry_type == SUBENTRY_TYPE_TOOLS:
+                    return ToolSettings.from_data(subentry.data)
+        return ToolSettings()
+
+    def services(self) -> ToolServices:
+        """Backends for the current settings, rebuilt only when they change."""
+        settings = self.settings()
+        if self._services is None or self._services.settings != settings:
+            memory = None
+            if settings.memory_backend == MEMORY_SQLITE:
+                if self._sqlite is None:
+                    self._sqlite = SqliteMemory(
+                        self.hass.config.path(MEMORY_DB_FILENAME)
+                    )
+                memory = self._sqlite
+            self._services = ToolServices(self.hass, settings, memory=memory)
+        return self._services
+
+    async def async_close(self) -> None:
+        """Close the memory store (its thread and connection)."""
+        self._services = None
+        if self._sqlite is not None:
+            await self._sqlite.async_close()
+            self._sqlite = None
+
+
+class ToolbeltToolsAPI(llm.API):
+    """The "Toolbelt tools" LLM API."""
+
+    def __init__(self, hass: HomeAssistant, hub: ToolsHub) -> None:
+        """Register under API_ID."""
+        super().__init__(hass=hass, id=API_ID, name=API_NAME)
+        self.hub = hub
+
+    async def async_get_api_instance(
+        self, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        """One instance per turn: tools bound to the turn's references and user."""
+        context = llm_context.context
+        turn = self.hub.traces.turn(context.id if context else ulid_now())
+        user_id = context.user_id if context else None
+        services = self.hub.services()
+        tools: list[llm.Tool] = [
+            ToolbeltLlmTool(tool, self.hub, turn, user_id)
+            for tool in ALL_TOOLS
+            if tool is not SEARCH_TOOL or services.search is not None
+        ]
+        return ToolbeltAPIInstance(
+            api=self,
+            api_prompt=API_PROMPT,
+            llm_context=llm_context,
+            tools=tools,
+            turn=turn,
+        )
+
+
+@dataclass(kw_only=True)
+class ToolbeltAPIInstance(llm.APIInstance):
+    """Routes legacy tool names (store_memory, web_search, ...) to our tools."""
+
+    turn: TurnRecord
+
+    async def async_call_tool(self, tool_input: llm.ToolInput) -> JsonObjectType:
+        """Call by canonical or legacy name; unknown names raise like HA does."""
+        resolved = resolve_tool_call(tool_input.tool_name, tool_input.tool_args)
+        if resolved is not None:
+            name, args = resolved
+            tool_input = llm.ToolInput(tool_name=name, tool_args=args, id=tool_input.id)
+        for tool in self.tools:
+            if tool.name == tool_input.tool_name:
+                return await tool.async_call(
+                    self.api.hass, tool_input, self.llm_context
+                )
+        raise HomeAssistantError(f'Tool "{tool_input.tool_name}" not found')
+
+
+class ToolbeltLlmTool(llm.Tool):
+    """An HA llm.Tool that runs one of our Tool objects and traces the call."""
+
+    def __init__(
+        self, tool: Tool, hub: ToolsHub, turn: TurnRecord, user_id: str | None
+    ) -> None:
+        """Copy name/description; parameters come from the tool's JSON schema."""
+        self.name = tool.name
+        self.description = tool.description
+        self.parameters = tool_parameters(tool.schema)
+        self.json_schema = tool.schema
+        self.tool = tool
+        self._hub = hub
+        self._turn = turn
+        self._user_id = user_id
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> JsonObjectType:
+        """Run the tool; {'result': text} or {'error': 'ERROR: Type: message'}."""
+        outcome = await run_tool(
+            self._hub, self.tool, tool_input.tool_args, self._turn, self._user_id
+        )
+        return {"result": outcome.text} if outcome.ok else {"error": outcome.text}
+
+
+async def run_tool(
+    hub: ToolsHub,
+    tool: Tool,
+    args: Mapping[str, Any] | None,
+    turn: TurnRecord,
+    user_id: str | None,
+) -> ToolOutcome:
+    """Run one call with its context and record it in the turn's trace."""
+    context = ToolContext(services=hub.services(), turn=turn, user_id=user_id)
+    started = now_iso()
+    t0 = time.perf_counter()
+    outcome = await tool.invoke(args, context)
+    action = (args or {}).get("action") if isinstance(args, Mapping) else None
+    turn.calls.append(
+        CallTrace(
+            tool=tool.name,
+            action=str(action) if action is not None else None,
+            backend=context.backend,
+            started=started,
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            ok=outcome.ok,
+            error=None if outcome.ok else outcome.text,
+            arguments=dict(args) if isinstance(args, Mapping) else {},
+        )
+    )
+    return outcome
+
+
+async def async_setup_tools_api(
+    hass: HomeAssistant, entry: ConfigEntry
+) -> Callable[[], None]:
+    """Register the API (once per HA) for this entry; returns the undo callable.
+
+    Use as ``entry.async_on_unload(await async_setup_tools_api(hass, entry))``.
+    """
+    hub = hass.data.get(DATA_TOOLS)
+    if hub is None:
+        hub = hass.data[DATA_TOOLS] = ToolsHub(hass)
+    if hub.unregister_api is None:
+        hub.unregister_api = llm.async_register_api(hass, ToolbeltToolsAPI(hass, hub))
+    hub.entries.append(entry)
+
+    @callback
+    def unregister() -> None:
+        if entry in hub.entries:
+            hub.entries.remove(entry)
+        if hub.entries:
+            return
+        if hub.unregister_api is not None:
+            hub.unregister_api()
+            hub.unregister_api = None
+        hass.data.pop(DATA_TOOLS, None)
+        hass.async_create_task(hub.async_close(), "toolbelt tools close")
+
+    return unregister
+
+
+@callback
+def async_get_turn_record(hass: HomeAssistant, turn_id: str) -> TurnRecord | None:
+    """The tool calls and references of a turn (turn_id = HA context id)."""
+    hub = hass.data.get(DATA_TOOLS)
+    return hub.traces.get(turn_id) if hub else None
+
+
+@callback
+def async_get_tools_diagnostics(hass: HomeAssistant) -> dict[str, Any]:
+    """Redacted settings summary and recent turns' tool traces."""
+    hub = hass.data.get(DATA_TOOLS)
+    if hub is None:
+        return {"registered": False}
+    settings = hub.settings()
+    return {
+        "registered": True,
+        "memory_backend": settings.memory_backend,
+        "search_backend": settings.search_backend,
+        "fetch_max_chars": settings.fetch_max_chars,
+        "fetch_allow_list": sorted(settings.allow_list.hosts)
+        + [str(net) for net in settings.allow_list.networks],
+        "recent_turns": hub.traces.recent(),
+    }
+
+
+def drop_redundant_time(tools: Iterable[llm.Tool]) -> list[llm.Tool]:
+    """Remove our 'time' tool when HA's GetDateTime is also offered."""
+    tools = list(tools)
+    if should_offer_time(t.name for t in tools):
+        return tools
+    return [
+        t
+        for t in tools
+        if not (
+            isinstance(_unwrap(t), ToolbeltLlmTool) and _unwrap(t).tool is TIME_TOOL
+        )
+    ]
+
+
+def _unwrap(tool: llm.Tool) -> llm.Tool:
+    """HA's merged API wraps tools in NamespacedTool."""
+    return getattr(tool, "tool", tool) if isinstance(tool, llm.NamespacedTool) else tool
+
+
+__all__ = [
+    "TOOLS_BY_NAME",
+    "ToolbeltAPIInstance",
+    "ToolbeltLlmTool",
+    "ToolbeltToolsAPI",
+    "async_get_tools_diagnostics",
+    "async_get_turn_record",
+    "async_setup_tools_api",
+    "drop_redundant_time",
+    "run_tool",
+]

@@ -1,0 +1,191 @@
+"""Our four tools, each defined once as a typed function; the docstring is the prompt.
+
+Keep docstrings short: every word here is sent to the model on every turn.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from homeassistant.util import dt as dt_util
+
+from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
+from .context import ToolContext
+from .errors import BackendAuthError, ToolError
+from .memory.base import format_memories
+from .references import CITE_HINT, format_reference
+from .tool import Tool
+
+MemoryAction = Literal["search", "store", "update", "delete"]
+SearchAction = Literal["web", "news"]
+
+
+async def memory(
+    ctx: ToolContext,
+    action: MemoryAction,
+    query: str | None = None,
+    content: str | None = None,
+    memory_id: str | None = None,
+    limit: int = 5,
+) -> str:
+    """Long-term memory of facts about the user and the home.
+
+    Search it before answering questions about the user's preferences, people,
+    plans or anything they told you before. Store a fact when the user asks you to
+    remember something or states a lasting preference: one short fact per memory.
+    Update or delete a memory by the id a search returned.
+
+    Args:
+        action: search, store, update or delete.
+        query: Words to look for (search). Empty lists recent memories.
+        content: The fact to remember, as a full sentence (store, update).
+        memory_id: Id of the memory from a search result (update, delete).
+        limit: Most memories to return (search).
+    """
+    ctx.backend = ctx.services.memory.name
+    try:
+        text = await _memory_action(ctx, action, query, content, memory_id, limit)
+    except BackendAuthError as err:
+        ctx.services.report_auth_error(err, memory=True)
+        raise
+    ctx.services.clear_auth_issue(memory=True)
+    return text
+
+
+async def _memory_action(
+    ctx: ToolContext,
+    action: MemoryAction,
+    query: str | None,
+    content: str | None,
+    memory_id: str | None,
+    limit: int,
+) -> str:
+    backend = ctx.services.memory
+    if action == "search":
+        found = await backend.search(ctx.user_id, query or "", max(1, min(limit, 20)))
+        return format_memories(found, query or "")
+    if action == "store":
+        if not content:
+            raise ToolError("store needs 'content': the fact to remember.")
+        saved = await backend.store(ctx.user_id, content)
+        if saved.id is None:
+            return saved.content
+        whose = "everyone in the home" if saved.shared else "this user"
+        return f"Stored memory {saved.id} for {whose}: {saved.content}"
+    if not memory_id:
+        raise ToolError(f"{action} needs 'memory_id'; search first to find it.")
+    if action == "update":
+        if not content:
+            raise ToolError("update needs 'content': the new text of the memory.")
+        saved = await backend.update(ctx.user_id, memory_id, content)
+        return (
+            saved.content
+            if saved.id is None
+            else (f"Updated memory {saved.id}: {saved.content}")
+        )
+    removed = await backend.delete(ctx.user_id, memory_id)
+    return (
+        removed.content
+        if removed.id is None
+        else (f"Deleted memory {removed.id}: {removed.content}")
+    )
+
+
+async def search(
+    ctx: ToolContext,
+    query: str,
+    action: SearchAction = "web",
+    max_results: int = DEFAULT_SEARCH_RESULTS,
+) -> str:
+    """Search the web for current or unknown facts; news for recent events.
+
+    Results are numbered sources; cite them as [n]. Use web_fetch on a result's URL
+    to read the whole page.
+
+    Args:
+        query: What to search for, in a few keywords.
+        action: web or news.
+        max_results: How many results to return.
+    """
+    engine = ctx.services.search
+    if engine is None:
+        raise ToolError(
+            "Web search is not set up. Tell the user to choose a search backend in "
+            "the Toolbelt tools settings."
+        )
+    ctx.backend = engine.name
+    if not query.strip():
+        raise ToolError("search needs a non-empty 'query'.")
+    try:
+        results = await engine.search(
+            query.strip(), action, max(1, min(max_results, MAX_SEARCH_RESULTS))
+        )
+    except BackendAuthError as err:
+        ctx.services.report_auth_error(err)
+        raise
+    ctx.services.clear_auth_issue()
+    if not results:
+        return f"No {action} results for '{query}'."
+    blocks = [
+        format_reference(
+            ctx.turn.references.add(r.title, r.url, r.snippet, r.date, source="search")
+        )
+        for r in results
+    ]
+    head = f"{'News' if action == 'news' else 'Web'} results for '{query}':"
+    return "\n".join([head, *blocks, CITE_HINT])
+
+
+async def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) -> str:
+    """Read a web page (a URL the user gave, or one from search results) as text.
+
+    Args:
+        url: The http or https address of the page.
+        max_chars: Most characters of page text to return.
+    """
+    ctx.backend = "http"
+    limit = ctx.services.settings.fetch_max_chars
+    if max_chars is not None:
+        limit = max(500, min(max_chars, limit))
+    page = await ctx.services.fetcher.fetch(url, limit)
+    ref = ctx.turn.references.add(page.title or page.url, page.url, source="web_fetch")
+    head = f"[{ref.number}] {ref.title}\n    {ref.url}"
+    return f"{head}\n\n{page.text}\n\n{CITE_HINT}"
+
+
+async def current_time() -> str:
+    """The current local date and time in Home Assistant's time zone."""
+    now = dt_util.now()
+    return (
+        f"{now:%A, %Y-%m-%d %H:%M:%S} {now.tzname()} "
+        f"(time zone {now.tzinfo}, UTC offset {now:%z})"
+    )
+
+
+MEMORY_TOOL = Tool(
+    memory,
+    arg_aliases={
+        "id": "memory_id",
+        "text": "content",
+        "fact": "content",
+        "memory": "content",
+        "q": "query",
+        "max_results": "limit",
+    },
+)
+SEARCH_TOOL = Tool(
+    search,
+    arg_aliases={
+        "kind": "action",
+        "type": "action",
+        "q": "query",
+        "limit": "max_results",
+        "count": "max_results",
+        "num_results": "max_results",
+    },
+)
+WEB_FETCH_TOOL = Tool(web_fetch, arg_aliases={"link": "url", "href": "url"})
+TIME_TOOL = Tool(current_time, name="time")
+
+ALL_TOOLS: tuple[Tool, ...] = (MEMORY_TOOL, SEARCH_TOOL, WEB_FETCH_TOOL, TIME_TOOL)
+TOOLS_BY_NAME = {tool.name: tool for tool in ALL_TOOLS}

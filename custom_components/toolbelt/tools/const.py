@@ -1,0 +1,56 @@
+"""Keys and defaults of the tool-backend settings (the 'tools' config subentry)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+DOMAIN: Final = "toolbelt"
+SUBENTRY_TYPE_TOOLS: Final = "tools"
+API_ID: Final = "toolbelt_tools"
+API_NAME: Final = "Toolbelt tools"
+
+CONF_MEMORY_BACKEND: Final = "memory_backend"
+CONF_MCP_URL: Final = "mcp_url"
+CONF_MCP_TOKEN: Final = "mcp_token"
+CONF_MCP_TOOL_SEARCH: Final = "mcp_tool_search"
+CONF_MCP_TOOL_STORE: Final = "mcp_tool_store"
+CONF_MCP_TOOL_UPDATE: Final = "mcp_tool_update"
+CONF_MCP_TOOL_DELETE: Final = "mcp_tool_delete"
+
+CONF_SEARCH_BACKEND: Final = "search_backend"
+CONF_SEARCH_URL: Final = "search_url"
+CONF_SEARCH_API_KEY: Final = "search_api_key"
+
+CONF_FETCH_MAX_CHARS: Final = "fetch_max_chars"
+CONF_FETCH_ALLOW_LIST: Final = "fetch_allow_list"
+
+MEMORY_SQLITE: Final = "sqlite"
+MEMORY_MCP: Final = "mcp"
+MEMORY_BACKENDS: Final = (MEMORY_SQLITE, MEMORY_MCP)
+
+SEARCH_SEARXNG: Final = "searxng"
+SEARCH_BRAVE: Final = "brave"
+SEARCH_TAVILY: Final = "tavily"
+SEARCH_DUCKDUCKGO: Final = "duckduckgo"
+SEARCH_NONE: Final = "none"
+SEARCH_BACKENDS: Final = (
+    SEARCH_SEARXNG,
+    SEARCH_BRAVE,
+    SEARCH_TAVILY,
+    SEARCH_DUCKDUCKGO,
+    SEARCH_NONE,
+)
+SEARCH_NEEDS_KEY: Final = frozenset({SEARCH_BRAVE, SEARCH_TAVILY})
+
+DEFAULT_MEMORY_BACKEND: Final = MEMORY_SQLITE
+DEFAULT_SEARCH_BACKEND: Final = SEARCH_NONE
+DEFAULT_FETCH_MAX_CHARS: Final = 8000
+DEFAULT_SEARCH_RESULTS: Final = 5
+MAX_SEARCH_RESULTS: Final = 10
+SEARCH_TIMEOUT: Final = 10.0
+FETCH_TIMEOUT: Final = 15.0
+MCP_TIMEOUT: Final = 10.0
+MEMORY_DB_FILENAME: Final = "toolbelt_memory.db"
+
+ISSUE_SEARCH_AUTH: Final = "search_auth_failed"
+ISSUE_MEMORY_AUTH: Final = "memory_auth_failed"

@@ -1,0 +1,24 @@
+"""What a tool function gets besides the model's arguments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from .services import ToolServices
+    from .trace import TurnRecord
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Per-call context, injected by the Tool object (never in the schema)."""
+
+    __tool_injected__: ClassVar[bool] = True
+
+    services: ToolServices
+    turn: TurnRecord
+    user_id: str | None = None
+    """HA user of the conversation; None means shared memories."""
+    backend: str | None = None
+    """Set by the tool to the backend it used, for the trace."""

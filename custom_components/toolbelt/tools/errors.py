@@ -1,0 +1,44 @@
+"""Errors our tools raise on purpose.
+
+Every message is written for the model: it says what happened and what to do next, so
+the model can tell the user or try again. The Tool object turns any of these into
+``ERROR: <Type>: <message>`` text; nothing here ends a turn.
+"""
+
+from __future__ import annotations
+
+
+class ToolError(Exception):
+    """A failure the model can read and act on."""
+
+
+class BackendError(ToolError):
+    """A backend (search engine, memory server) failed; ``backend`` names it."""
+
+    def __init__(self, backend: str, message: str) -> None:
+        super().__init__(message)
+        self.backend = backend
+
+
+class BackendAuthError(BackendError):
+    """The backend refused our credentials or configuration; the user must fix it."""
+
+
+class BackendRateLimitedError(BackendError):
+    """The backend asked us to slow down (HTTP 429 or equivalent)."""
+
+
+class BackendUnavailableError(BackendError):
+    """The backend is down, slow past its timeout, or answered nonsense."""
+
+
+class FetchRefusedError(ToolError):
+    """A page we will not read: unsafe address, binary, too large, wrong scheme."""
+
+
+class FetchFailedError(ToolError):
+    """The page could not be read: HTTP error, timeout, connection failure."""
+
+
+class MemoryNotFoundError(ToolError):
+    """No memory with that id is visible to this conversation."""

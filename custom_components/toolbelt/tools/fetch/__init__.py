@@ -1,0 +1,1 @@
+"""Safe web page fetching: SSRF policy, capped download, text extraction."""

@@ -1,0 +1,233 @@
+"""Fetch one web page as readable text, safely.
+
+Redirects are followed by hand so that every hop passes the SSRF check; the body is
+read in chunks up to a byte cap so a huge or endless page cannot fill memory; binary
+content is refused before it is read; one deadline covers the whole fetch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+import ipaddress
+from typing import Any
+
+import aiohttp
+from aiohttp.resolver import DefaultResolver
+from yarl import URL
+
+from ..errors import FetchFailedError, FetchRefusedError
+from .extract import decode_text, extract_html, truncate_text
+from .ssrf import AllowList, Resolver, check_address, check_url
+
+MAX_BYTES = 2 * 1024 * 1024
+MAX_REDIRECTS = 5
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_MAX_CHARS = 8000
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/ld+json",
+        "application/xml",
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/javascript",
+    }
+)
+HEADERS = {
+    "User-Agent": "Mozilla/5.0 (compatible; HomeAssistant-Toolbelt/0.1)",
+    "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+}
+
+RunBlocking = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedPage:
+    """What the model gets from web_fetch, before it is numbered as a reference."""
+
+    url: str
+    title: str | None
+    text: str
+    content_type: str
+    truncated: bool
+    """The text was cut to max_chars or the body to the byte cap."""
+
+
+class WebFetcher:
+    """Reads pages through a shared aiohttp session under an SSRF policy."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        *,
+        allow: AllowList | None = None,
+        resolver: Resolver | None = None,
+        run_blocking: RunBlocking | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_bytes: int = MAX_BYTES,
+        max_redirects: int = MAX_REDIRECTS,
+    ) -> None:
+        """Set up; run_blocking runs extraction off the loop (HA's executor)."""
+        self._session = session
+        self._allow = allow or AllowList()
+        self._resolver = resolver or DefaultResolver()
+        self._run_blocking = run_blocking or asyncio.to_thread
+        self.timeout = timeout
+        self._max_bytes = max_bytes
+        self._max_redirects = max_redirects
+
+    async def fetch(self, url: str, max_chars: int = DEFAULT_MAX_CHARS) -> FetchedPage:
+        """Fetch url and return its readable text, cut to max_chars."""
+        target = _parse_url(url)
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await self._fetch(target, max_chars)
+        except TimeoutError as err:
+            raise FetchFailedError(
+                f"{target.host} did not answer within {self.timeout:g} s."
+            ) from err
+        except aiohttp.ClientError as err:
+            raise FetchFailedError(
+                f"Could not read {target.host}: {type(err).__name__} {err}".strip()
+            ) from err
+
+    async def _fetch(self, url: URL, max_chars: int) -> FetchedPage:
+        for _hop in range(self._max_redirects + 1):
+            addresses = await check_url(url, self._allow, self._resolver)
+            async with self._session.get(
+                url, allow_redirects=False, headers=HEADERS
+            ) as resp:
+                self._check_peer(url, resp, addresses)
+                if resp.status in REDIRECT_STATUSES:
+                    url = _next_hop(url, resp)
+                    continue
+                if resp.status >= 400:
+                    raise FetchFailedError(
+                        f"{url.host} answered HTTP {resp.status} {resp.reason or ''}"
+                        f" for {url}.".replace("  ", " ")
+                    )
+                content_type = _check_content_type(resp)
+                body, cut = await self._read_capped(resp)
+                return await self._to_page(resp, content_type, body, cut, max_chars)
+        raise FetchFailedError(
+            f"More than {self._max_redirects} redirects starting at {url}; gave up."
+        )
+
+    def _check_peer(
+        self,
+        url: URL,
+        resp: aiohttp.ClientResponse,
+        addresses: list[ipaddress.IPv4Address | ipaddress.IPv6Address],
+    ) -> None:
+        """Refuse when the connected peer is not an address we checked.
+
+        Closes the gap where DNS answers differently between our check and the
+        session's own lookup (DNS rebinding).
+        """
+        if resp.connection is None or resp.connection.transport is None:
+            return
+        peer = resp.connection.transport.get_extra_info("peername")
+        if not peer:
+            return
+        address = ipaddress.ip_address(peer[0].split("%")[0])
+        if address not in addresses:
+            check_address(url.host or "", address, self._allow)
+
+    async def _read_capped(self, resp: aiohttp.ClientResponse) -> tuple[bytes, bool]:
+        """Read at most max_bytes; refuse early when the size is declared too big."""
+        declared = resp.content_length
+        if declared is not None and declared > self._max_bytes:
+            raise FetchRefusedError(
+                f"The page is {declared / 1_048_576:.1f} MB; web_fetch reads at most "
+                f"{self._max_bytes / 1_048_576:g} MB."
+            )
+        chunks: list[bytes] = []
+        total = 0
+        async for chunk in resp.content.iter_chunked(64 * 1024):
+            room = self._max_bytes - total
+            if len(chunk) > room:
+                chunks.append(chunk[:room])
+                return b"".join(chunks), True
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks), False
+
+    async def _to_page(
+        self,
+        resp: aiohttp.ClientResponse,
+        content_type: str,
+        body: bytes,
+        cut: bool,
+        max_chars: int,
+    ) -> FetchedPage:
+        if b"\x00" in body[:4096]:
+            raise FetchRefusedError(
+                f"{resp.url} is binary data labelled {content_type}; only text pages "
+                "can be read."
+            )
+        if content_type in HTML_TYPES or (
+            not content_type
+            and body.lstrip()[:15].lower().startswith(b"<!doctype html")
+        ):
+            extracted = await self._run_blocking(extract_html, body, str(resp.url))
+            title, text = extracted.title, extracted.text
+        else:
+            title, text = None, decode_text(body, resp.charset)
+        if not text.strip():
+            text = "(the page has no readable text)"
+        text, truncated = truncate_text(text, max_chars)
+        if cut and not truncated:
+            text += "\n[… cut: the page is larger than the download limit]"
+        return FetchedPage(
+            url=str(resp.url),
+            title=title,
+            text=text,
+            content_type=content_type or "unknown",
+            truncated=truncated or cut,
+        )
+
+
+def _parse_url(url: str) -> URL:
+    """Accept 'example.com/x' as https; refuse what is not a URL at all."""
+    url = url.strip()
+    if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
+        url = f"https://{url}"
+    try:
+        parsed = URL(url)
+    except ValueError as err:
+        raise FetchRefusedError(f"'{url}' is not a valid URL.") from err
+    if parsed.scheme in ("http", "https") and not parsed.host:
+        raise FetchRefusedError(f"'{url}' has no host name.")
+    return parsed
+
+
+def _next_hop(url: URL, resp: aiohttp.ClientResponse) -> URL:
+    location = resp.headers.get("Location")
+    if not location:
+        raise FetchFailedError(f"{url} redirected without saying where to.")
+    try:
+        return resp.url.join(URL(location))
+    except ValueError as err:
+        raise FetchFailedError(f"{url} redirected to an invalid URL.") from err
+
+
+def _check_content_type(resp: aiohttp.ClientResponse) -> str:
+    """Refuse binary types before reading the body; '' means the server did not say."""
+    if "Content-Type" not in resp.headers:
+        return ""
+    content_type = resp.content_type.lower()
+    if (
+        content_type.startswith("text/")
+        or content_type in HTML_TYPES
+        or content_type in TEXT_TYPES
+        or content_type.endswith(("+json", "+xml"))
+    ):
+        return content_type
+    raise FetchRefusedError(
+        f"{resp.url} is {content_type}, not a text page; web_fetch only reads text "
+        "and HTML."
+    )

@@ -1,0 +1,1 @@
+"""Memory backends: embedded SQLite (default) or a remote MCP server."""

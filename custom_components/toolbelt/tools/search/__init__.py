@@ -1,0 +1,1 @@
+"""Web search backends: SearXNG, Brave, Tavily, DuckDuckGo."""

@@ -1,0 +1,45 @@
+"""SearXNG: a self-hosted metasearch engine with a JSON API; no key, stays local."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import SearchBackend, SearchKind, SearchResult, clean
+
+
+class SearxngSearch(SearchBackend):
+    """GET {url}/search?q=...&format=json; 'news' maps to SearXNG's news category."""
+
+    name = "SearXNG"
+    auth_hint = (
+        "SearXNG must allow the JSON format: add 'json' to search.formats in its "
+        "settings.yml and restart it."
+    )
+
+    def __init__(self, session: Any, timeout: float, url: str) -> None:
+        super().__init__(session, timeout)
+        self._url = url.rstrip("/")
+
+    async def search(
+        self, query: str, kind: SearchKind, max_results: int
+    ) -> list[SearchResult]:
+        data = await self._request(
+            "GET",
+            f"{self._url}/search",
+            params={
+                "q": query,
+                "format": "json",
+                "categories": "news" if kind == "news" else "general",
+            },
+            headers={"Accept": "application/json"},
+        )
+        return [
+            SearchResult(
+                title=clean(item.get("title")) or clean(item.get("url")),
+                url=str(item.get("url", "")),
+                snippet=clean(item.get("content")),
+                date=item.get("publishedDate") or None,
+            )
+            for item in self._object(data).get("results", [])
+            if isinstance(item, dict) and item.get("url")
+        ][:max_results]

@@ -1,0 +1,189 @@
+"""The configured backends, built from the 'tools' subentry data.
+
+Settings are read each time the API hands out an instance, and backends are rebuilt
+only when the settings change, so a reconfigure takes effect on the next turn
+without reloading the integration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
+
+from .const import (
+    CONF_FETCH_ALLOW_LIST,
+    CONF_FETCH_MAX_CHARS,
+    CONF_MCP_TOKEN,
+    CONF_MCP_TOOL_DELETE,
+    CONF_MCP_TOOL_SEARCH,
+    CONF_MCP_TOOL_STORE,
+    CONF_MCP_TOOL_UPDATE,
+    CONF_MCP_URL,
+    CONF_MEMORY_BACKEND,
+    CONF_SEARCH_API_KEY,
+    CONF_SEARCH_BACKEND,
+    CONF_SEARCH_URL,
+    DEFAULT_FETCH_MAX_CHARS,
+    DEFAULT_MEMORY_BACKEND,
+    DEFAULT_SEARCH_BACKEND,
+    DOMAIN,
+    FETCH_TIMEOUT,
+    ISSUE_MEMORY_AUTH,
+    ISSUE_SEARCH_AUTH,
+    MCP_TIMEOUT,
+    MEMORY_DB_FILENAME,
+    MEMORY_MCP,
+    SEARCH_BRAVE,
+    SEARCH_DUCKDUCKGO,
+    SEARCH_NONE,
+    SEARCH_SEARXNG,
+    SEARCH_TAVILY,
+    SEARCH_TIMEOUT,
+)
+from .errors import BackendAuthError
+from .fetch.fetcher import WebFetcher
+from .fetch.ssrf import AllowList, parse_allow_list
+from .memory.base import MemoryBackend
+from .memory.mcp import McpClient, McpMemory
+from .memory.sqlite import SqliteMemory
+from .search.base import SearchBackend
+from .search.brave import BraveSearch
+from .search.duckduckgo import DuckDuckGoSearch
+from .search.searxng import SearxngSearch
+from .search.tavily import TavilySearch
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSettings:
+    """The tools subentry, parsed; missing keys take the defaults."""
+
+    memory_backend: str = DEFAULT_MEMORY_BACKEND
+    mcp_url: str = ""
+    mcp_token: str = ""
+    mcp_tool_names: Mapping[str, str] = field(default_factory=dict)
+    search_backend: str = DEFAULT_SEARCH_BACKEND
+    search_url: str = ""
+    search_api_key: str = ""
+    fetch_max_chars: int = DEFAULT_FETCH_MAX_CHARS
+    allow_list: AllowList = field(default_factory=AllowList)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ToolSettings:
+        """Parse subentry data; an unparsable allow-list entry is ignored."""
+        try:
+            allow = parse_allow_list(data.get(CONF_FETCH_ALLOW_LIST))
+        except ValueError:
+            allow = AllowList()
+        tool_names = {
+            action: name
+            for action, key in (
+                ("search", CONF_MCP_TOOL_SEARCH),
+                ("store", CONF_MCP_TOOL_STORE),
+                ("update", CONF_MCP_TOOL_UPDATE),
+                ("delete", CONF_MCP_TOOL_DELETE),
+            )
+            if (name := str(data.get(key) or "").strip())
+        }
+        return cls(
+            memory_backend=data.get(CONF_MEMORY_BACKEND) or DEFAULT_MEMORY_BACKEND,
+            mcp_url=data.get(CONF_MCP_URL) or "",
+            mcp_token=data.get(CONF_MCP_TOKEN) or "",
+            mcp_tool_names=tool_names,
+            search_backend=data.get(CONF_SEARCH_BACKEND) or DEFAULT_SEARCH_BACKEND,
+            search_url=data.get(CONF_SEARCH_URL) or "",
+            search_api_key=data.get(CONF_SEARCH_API_KEY) or "",
+            fetch_max_chars=int(
+                data.get(CONF_FETCH_MAX_CHARS) or DEFAULT_FETCH_MAX_CHARS
+            ),
+            allow_list=allow,
+        )
+
+    @property
+    def secrets(self) -> list[str]:
+        """Values that must never appear in traces or diagnostics."""
+        return [s for s in (self.mcp_token, self.search_api_key) if s]
+
+
+class ToolServices:
+    """Backends for one set of settings; close() releases them."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        settings: ToolSettings,
+        *,
+        memory: MemoryBackend | None = None,
+    ) -> None:
+        """Build backends; memory may be passed in to share one SQLite store."""
+        self.hass = hass
+        self.settings = settings
+        session = async_get_clientsession(hass)
+        self.memory = memory or build_memory(hass, settings)
+        self.search = build_search(session, settings)
+        self.fetcher = WebFetcher(
+            session,
+            allow=settings.allow_list,
+            run_blocking=hass.async_add_executor_job,
+            timeout=FETCH_TIMEOUT,
+        )
+
+    def report_auth_error(self, err: BackendAuthError, *, memory: bool = False) -> None:
+        """Raise a repair issue that tells the user what to fix."""
+        ir.async_create_issue(
+            self.hass,
+            DOMAIN,
+            ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH,
+            is_fixable=False,
+            is_persistent=False,
+            severity=ir.IssueSeverity.ERROR,
+            translation_key=ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH,
+            translation_placeholders={"backend": err.backend, "details": str(err)},
+        )
+
+    def clear_auth_issue(self, *, memory: bool = False) -> None:
+        """A backend worked again: drop its repair issue."""
+        ir.async_delete_issue(
+            self.hass, DOMAIN, ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH
+        )
+
+
+def build_memory(hass: HomeAssistant, settings: ToolSettings) -> MemoryBackend:
+    """The MCP server when configured, else the embedded SQLite store."""
+    if settings.memory_backend == MEMORY_MCP and settings.mcp_url:
+        client = McpClient(
+            async_get_clientsession(hass),
+            settings.mcp_url,
+            token=settings.mcp_token or None,
+            timeout=MCP_TIMEOUT,
+        )
+        return McpMemory(client, settings.mcp_tool_names)
+    return SqliteMemory(hass.config.path(MEMORY_DB_FILENAME))
+
+
+def build_search(session: Any, settings: ToolSettings) -> SearchBackend | None:
+    """The configured search engine, or None when search is off."""
+    backend = settings.search_backend
+    url = settings.search_url
+    key = settings.search_api_key
+    if backend == SEARCH_SEARXNG and url:
+        return SearxngSearch(session, SEARCH_TIMEOUT, url)
+    if backend == SEARCH_BRAVE:
+        return BraveSearch(
+            session, SEARCH_TIMEOUT, key, **({"url": url} if url else {})
+        )
+    if backend == SEARCH_TAVILY:
+        return TavilySearch(
+            session, SEARCH_TIMEOUT, key, **({"url": url} if url else {})
+        )
+    if backend == SEARCH_DUCKDUCKGO:
+        return DuckDuckGoSearch(
+            session, SEARCH_TIMEOUT, **({"url": url} if url else {})
+        )
+    if backend == SEARCH_NONE:
+        return None
+    return None

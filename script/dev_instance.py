@@ -1,0 +1,148 @@
+"""Run the dev Home Assistant, provision it, and stop it cleanly.
+
+script/develop execs this. It starts `hass` (through hass_launcher.py) as a
+child in its own session, so a Ctrl-C reaches only this supervisor, which
+forwards it once and waits for HA to finish stopping. A second Ctrl-C, or HA
+still running after STOP_TIMEOUT, kills it. If this process dies anyway, the
+launcher's parent-death signal stops HA, so no orphan keeps port 8123.
+A restart asked from HA's UI (exit code 100) starts HA again.
+
+Environment: TOOLBELT_DEV_CONFIG (config dir, default ./config) and the
+TOOLBELT_* model-server variables read by dev_provision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+import signal
+import sys
+import time
+
+import aiohttp
+from dev_hass_api import HassApi, HassApiError
+from dev_provision import OWNER, REPO, URL, prepare_config_dir, provision
+
+RESTART_EXIT_CODE = 100
+START_TIMEOUT = 1200  # the first start installs the frontend and friends
+STOP_TIMEOUT = 120
+READY_MARKER = "Toolbelt dev instance is ready"
+
+
+def say(text: str) -> None:
+    print(f"[develop] {text}", flush=True)
+
+
+def banner(seconds: float, lines: list[str]) -> None:
+    rule = "=" * 72
+    body = [
+        f"{READY_MARKER} (up in {seconds:.0f} s)",
+        f"  Open:     {URL}",
+        f"  Login:    {OWNER.username} / {OWNER.password}",
+        *(f"  {line}" for line in lines),
+        "  Stop:     Ctrl-C",
+    ]
+    print("\n".join([rule, *body, rule]), flush=True)
+
+
+def hass_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # HA installs integration requirements (frontend, ...) on first start.
+    env.setdefault("PIP_IGNORE_REQUIRES_PYTHON", "1")
+    env["TOOLBELT_DEV_PARENT_PID"] = str(os.getpid())
+    return env
+
+
+async def provision_and_announce(
+    config_dir: Path, proc: asyncio.subprocess.Process, started: float
+) -> None:
+    async with aiohttp.ClientSession() as session:
+        api = HassApi(session, URL)
+        try:
+            await api.wait_until_up(
+                START_TIMEOUT, is_alive=lambda: proc.returncode is None
+            )
+            lines = await provision(api, config_dir, dict(os.environ))
+        except (HassApiError, aiohttp.ClientError, TimeoutError) as err:
+            say(f"PROVISIONING FAILED: {err}")
+            say(
+                f"HA keeps running at {URL}; its log is {config_dir}/home-assistant.log"
+            )
+            return
+        finally:
+            await api.close()
+    banner(time.monotonic() - started, lines)
+
+
+async def run_once(config_dir: Path, stop: asyncio.Event) -> int:
+    """Run HA until it exits or `stop` is set; return its exit code."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(REPO / "script" / "hass_launcher.py"),
+        "--config",
+        str(config_dir),
+        env=hass_env(),
+        start_new_session=True,
+    )
+    say(f"Home Assistant started (pid {proc.pid}); waiting for {URL} ...")
+    provisioning = asyncio.create_task(
+        provision_and_announce(config_dir, proc, started)
+    )
+    exited = asyncio.create_task(proc.wait())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({exited, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    provisioning.cancel()
+    stopping.cancel()
+    if not exited.done():
+        say("stopping Home Assistant ...")
+        proc.send_signal(signal.SIGTERM)
+        stop.clear()
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait(
+            {exited, stopping},
+            timeout=STOP_TIMEOUT,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        stopping.cancel()
+        if not exited.done():
+            say("Home Assistant did not stop; killing it")
+            proc.kill()
+        await exited
+    return proc.returncode
+
+
+async def main(config_dir: Path) -> int:
+    for line in prepare_config_dir(config_dir):
+        say(line)
+    say(f"config: {config_dir}; log: {config_dir / 'home-assistant.log'}")
+    say("the first start installs the frontend and other requirements: a few minutes")
+
+    stop = asyncio.Event()
+    stop_requested = False
+
+    def request_stop() -> None:
+        nonlocal stop_requested
+        stop_requested = True
+        stop.set()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, request_stop)
+
+    while True:
+        code = await run_once(config_dir, stop)
+        if code == RESTART_EXIT_CODE and not stop_requested:
+            say("Home Assistant asked for a restart")
+            continue
+        say(f"Home Assistant exited with code {code}")
+        return 0 if stop_requested and code in (0, -signal.SIGTERM) else code
+
+
+if __name__ == "__main__":
+    sys.exit(
+        asyncio.run(
+            main(Path(os.environ.get("TOOLBELT_DEV_CONFIG", REPO / "config")).resolve())
+        )
+    )

@@ -1,0 +1,412 @@
+"""Check script/develop for real: start, log in, talk to Assist, Ctrl-C.
+
+Runs script/develop twice on one config dir (a fresh temporary one unless
+--config is given): a first start and a restart. Each time it waits for the
+ready banner, logs in with the credentials the banner prints, checks the demo
+entities, their areas and Assist exposure, has HA's built-in agent control
+each device through /api/conversation/process, then sends Ctrl-C (SIGINT to
+the process group, as a terminal does) and checks no process is left.
+
+With --stub-server it also starts a tiny OpenAI-compatible server on
+127.0.0.1, points TOOLBELT_BASE_URL at it, and checks that Toolbelt was added,
+is the Assist agent, and answers a conversation.
+
+Needs port 8123 free. Prints the measured start times; exits 1 on failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+from aiohttp import web
+from dev_hass_api import HassApi
+from dev_instance import READY_MARKER
+from dev_provision import DEMO_DEVICES_FILE, DEMO_ENTITY_AREAS, REPO
+import psutil
+
+READY_TIMEOUT = 1500
+STOP_TIMEOUT = 150
+STUB_REPLY = "Hello from the stub model server."
+
+# (sentence, entity, service call that first sets the opposite state, expected)
+CONVERSATIONS = [
+    (
+        "turn on the kitchen light",
+        "light.kitchen_light",
+        ("light", "turn_off", {}),
+        lambda s: s["state"] == "on",
+    ),
+    (
+        "set the living room lamp brightness to 40%",
+        "light.living_room_lamp",
+        ("light", "turn_on", {"brightness": 255}),
+        lambda s: s["state"] == "on" and abs(s["attributes"]["brightness"] - 102) <= 2,
+    ),
+    (
+        "set the living room blinds to 30%",
+        "cover.living_room_blinds",
+        ("cover", "open_cover", {}),
+        lambda s: s["attributes"]["current_position"] == 30,
+    ),
+    (
+        "open the garage door",
+        "cover.garage_door",
+        ("cover", "close_cover", {}),
+        lambda s: s["state"] == "open",
+    ),
+    (
+        "unlock the front door lock",
+        "lock.front_door_lock",
+        ("lock", "lock", {}),
+        lambda s: s["state"] == "unlocked",
+    ),
+    (
+        "set the thermostat to 22 degrees",
+        "climate.thermostat",
+        ("climate", "set_temperature", {"temperature": 19}),
+        lambda s: s["attributes"]["temperature"] == 22,
+    ),
+]
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def say(text: str) -> None:
+    print(f"[develop_check] {text}", flush=True)
+
+
+def expect(condition: bool, what: str) -> None:
+    if not condition:
+        raise CheckFailed(what)
+    say(f"ok: {what}")
+
+
+# ---- one run of script/develop ----------------------------------------------
+
+
+class DevelopRun:
+    """script/develop as a child in its own process group, output to a file."""
+
+    def __init__(self, config_dir: Path, log: Path, env: dict[str, str]) -> None:
+        self.log = log
+        self.started = time.monotonic()
+        self._log_file = log.open("w")
+        self.proc = subprocess.Popen(
+            [str(REPO / "script" / "develop")],
+            env={**env, "TOOLBELT_DEV_CONFIG": str(config_dir)},
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.seen: dict[int, psutil.Process] = {}
+
+    def _remember_processes(self) -> None:
+        try:
+            for proc in psutil.Process(self.proc.pid).children(recursive=True):
+                self.seen.setdefault(proc.pid, proc)
+        except psutil.NoSuchProcess:
+            pass
+
+    async def wait_ready(self) -> tuple[float, str]:
+        """Wait for the banner; return (seconds, banner text)."""
+        deadline = self.started + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            self._remember_processes()
+            text = self.log.read_text(errors="replace")
+            if READY_MARKER in text:
+                banner = text[text.index(READY_MARKER) :].split("=" * 20)[0]
+                return time.monotonic() - self.started, banner
+            if "PROVISIONING FAILED" in text:
+                raise CheckFailed(f"provisioning failed, see {self.log}")
+            if self.proc.poll() is not None:
+                raise CheckFailed(f"script/develop exited early, see {self.log}")
+            await asyncio.sleep(1)
+        raise CheckFailed(f"no ready banner within {READY_TIMEOUT} s, see {self.log}")
+
+    async def ctrl_c(self) -> float:
+        """Send SIGINT to the process group; return seconds until all are gone."""
+        self._remember_processes()
+        expect(
+            bool(self.seen),
+            f"hass runs under script/develop ({len(self.seen)} processes)",
+        )
+        start = time.monotonic()
+        os.killpg(self.proc.pid, signal.SIGINT)
+        while self.proc.poll() is None:
+            if time.monotonic() - start > STOP_TIMEOUT:
+                raise CheckFailed(
+                    f"script/develop still running {STOP_TIMEOUT} s after Ctrl-C"
+                )
+            await asyncio.sleep(0.2)
+        took = time.monotonic() - start
+        self._log_file.close()
+        left = [
+            p for p in self.seen.values() if p.is_running() and p.status() != "zombie"
+        ]
+        expect(not left, f"no process left after Ctrl-C (left: {left})")
+        expect(
+            self.proc.returncode == 0,
+            f"script/develop exit code {self.proc.returncode}",
+        )
+        return took
+
+    def kill(self) -> None:
+        """Last resort on a failed check: stop what this run started."""
+        self._remember_processes()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        for proc in self.seen.values():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+
+
+def parse_banner(banner: str) -> tuple[str, str, str]:
+    url = re.search(r"Open:\s+(\S+)", banner)
+    login = re.search(r"Login:\s+(\S+) / (\S+)", banner)
+    if not url or not login:
+        raise CheckFailed(f"banner lacks Open:/Login: lines:\n{banner}")
+    return url.group(1), login.group(1), login.group(2)
+
+
+# ---- what a user would look at -----------------------------------------------
+
+
+async def check_instance(api: HassApi, banner: str, stub: bool) -> None:
+    registry = {
+        (e["platform"], e["unique_id"]): e
+        for e in await api.ws("config/entity_registry/list")
+    }
+    area_names = {
+        a["area_id"]: a["name"] for a in await api.ws("config/area_registry/list")
+    }
+    exposed = (await api.ws("homeassistant/expose_entity/list"))["exposed_entities"]
+    for key, area in DEMO_ENTITY_AREAS.items():
+        entry = registry.get(key)
+        expect(entry is not None, f"{key[1]} is registered")
+        entity_id = entry["entity_id"]
+        expect(
+            area_names.get(entry["area_id"]) == area, f"{entity_id} is in area {area}"
+        )
+        expect(
+            exposed.get(entity_id, {}).get("conversation") is True,
+            f"{entity_id} is exposed to Assist",
+        )
+
+    onboarding = await api.onboarding_status()
+    expect(all(onboarding.values()), f"onboarding is complete {onboarding}")
+
+    for sentence, entity_id, (domain, service, data), ok in CONVERSATIONS:
+        await api.post(
+            f"/api/services/{domain}/{service}", {"entity_id": entity_id, **data}
+        )
+        before = await api.get(f"/api/states/{entity_id}")
+        expect(not ok(before), f"{entity_id} starts in the other state")
+        answer = await api.post(
+            "/api/conversation/process",
+            {
+                "text": sentence,
+                "language": "en",
+                "agent_id": "conversation.home_assistant",
+            },
+        )
+        speech = answer["response"]["speech"]["plain"]["speech"]
+        after = await api.get(f"/api/states/{entity_id}")
+        expect(
+            answer["response"]["response_type"] == "action_done" and ok(after),
+            f"{sentence!r} -> {speech!r}, {entity_id} is {after['state']}",
+        )
+
+    if stub:
+        await check_toolbelt(api, banner)
+
+
+async def check_toolbelt(api: HassApi, banner: str) -> None:
+    line = next((ln.strip() for ln in banner.splitlines() if "Toolbelt:" in ln), "")
+    if "SKIPPED" in line or "NOT added" in line:
+        say(f"SKIPPED Toolbelt checks: {line}")
+        return
+    entries = await api.get("/api/config/config_entries/entry?domain=toolbelt")
+    expect(
+        len(entries) == 1 and entries[0]["state"] == "loaded",
+        f"Toolbelt entry loaded ({line})",
+    )
+    listing = await api.ws("assist_pipeline/pipeline/list")
+    pipeline = next(
+        p for p in listing["pipelines"] if p["id"] == listing["preferred_pipeline"]
+    )
+    agent = pipeline["conversation_engine"]
+    registry = await api.ws("config/entity_registry/list")
+    platform = next((e["platform"] for e in registry if e["entity_id"] == agent), None)
+    expect(platform == "toolbelt", f"Assist pipeline agent {agent} is Toolbelt's")
+    answer = await api.post(
+        "/api/conversation/process",
+        {"text": "hello", "language": "en", "agent_id": agent},
+    )
+    speech = answer["response"]["speech"]["plain"]["speech"]
+    expect(STUB_REPLY in speech, f"Toolbelt answers through Assist: {speech!r}")
+
+
+# ---- a stub model server -----------------------------------------------------
+
+
+async def start_stub_server() -> tuple[web.AppRunner, str]:
+    """Just enough of the OpenAI API for Toolbelt's flow and one plain answer."""
+
+    async def models(_: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [{"id": "stub-model", "object": "model", "owned_by": "dev"}],
+            }
+        )
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        chunk = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", "stub-model"),
+        }
+        if not body.get("stream"):
+            return web.json_response(
+                {
+                    **chunk,
+                    "object": "chat.completion",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": STUB_REPLY},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+            )
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        for delta, finish in (
+            ({"role": "assistant", "content": STUB_REPLY}, None),
+            ({}, "stop"),
+        ):
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            await resp.write(
+                f"data: {json.dumps({**chunk, 'choices': [choice]})}\n\n".encode()
+            )
+        await resp.write(b"data: [DONE]\n\n")
+        return resp
+
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    app.router.add_post("/v1/chat/completions", chat)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    await web.SockSite(runner, sock).start()
+    return runner, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+# ---- main --------------------------------------------------------------------
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def one_run(
+    name: str, config_dir: Path, env: dict[str, str], stub: bool
+) -> tuple[float, float]:
+    log = config_dir.parent / f"develop_{name}.log"
+    say(f"{name}: starting script/develop (output in {log})")
+    run = DevelopRun(config_dir, log, env)
+    try:
+        ready, banner = await run.wait_ready()
+        say(f"{name}: ready after {ready:.0f} s")
+        url, user, password = parse_banner(banner)
+        async with aiohttp.ClientSession() as session:
+            api = HassApi(session, url)
+            await api.login(user, password)
+            expect(True, f"logged in as {user!r} at {url}")
+            try:
+                await check_instance(api, banner, stub)
+            finally:
+                await api.close()
+        stopped = await run.ctrl_c()
+        say(f"{name}: stopped {stopped:.1f} s after Ctrl-C")
+    except BaseException:
+        run.kill()
+        raise
+    return ready, stopped
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--config", type=Path, help="config dir to use (default: a fresh temp dir)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir")
+    parser.add_argument(
+        "--stub-server",
+        action="store_true",
+        help="also check Toolbelt with a stub model server",
+    )
+    args = parser.parse_args()
+
+    if port_in_use(8123):
+        say("port 8123 is in use: stop the running Home Assistant first")
+        return 1
+    workdir = Path(tempfile.mkdtemp(prefix="toolbelt_develop_check_"))
+    config_dir = args.config.resolve() if args.config else workdir / "config"
+    if not args.config:
+        config_dir.mkdir()
+        for name in ("configuration.yaml", DEMO_DEVICES_FILE):
+            shutil.copy(REPO / "config" / name, config_dir / name)
+
+    env = dict(os.environ)
+    runner = None
+    if args.stub_server:
+        runner, base_url = await start_stub_server()
+        env.update(
+            TOOLBELT_BASE_URL=base_url,
+            TOOLBELT_SERVER_KIND="other",
+            TOOLBELT_MODEL="stub-model",
+        )
+        say(f"stub model server at {base_url}")
+    try:
+        first = await one_run("first_start", config_dir, env, args.stub_server)
+        again = await one_run("restart", config_dir, env, args.stub_server)
+    except CheckFailed as err:
+        say(f"FAILED: {err} (files kept in {workdir})")
+        return 1
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+    say(
+        f"PASSED. first start: ready in {first[0]:.0f} s, stop {first[1]:.1f} s; "
+        f"restart: ready in {again[0]:.0f} s, stop {again[1]:.1f} s"
+    )
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

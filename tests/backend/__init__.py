@@ -1,0 +1,1 @@
+"""Tests for the model-server client (no Home Assistant)."""

@@ -1,0 +1,499 @@
+"""OpenAICompatBackend over real HTTP to the scripted server: replies, requests, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from custom_components.toolbelt.backend.accumulate import ToolCallAccumulator
+from custom_components.toolbelt.backend.base import (
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+from custom_components.toolbelt.backend.errors import (
+    BackendAuthError,
+    BackendBadRequestError,
+    BackendConnectionError,
+    BackendResponseError,
+    BackendServerError,
+    BackendTimeoutError,
+)
+from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from tests.openai_server import OpenAIServer, Pause, Raw
+
+from .common import LABEL, ask, collect, collect_until_error, open_backend
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "HassTurnOn",
+            "description": "Turns on a device",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "area": {"type": "string"}},
+            },
+        },
+    }
+]
+CALLS = [
+    {"name": "HassTurnOn", "arguments": {"name": "kitchen light", "area": "Küche"}},
+    {"name": "HassTurnOff", "arguments": {"name": "garage door"}},
+]
+
+
+def _text(deltas: list) -> str:
+    return "".join(d.text for d in deltas if isinstance(d, TextDelta))
+
+
+def _reasoning(deltas: list) -> str:
+    return "".join(d.text for d in deltas if isinstance(d, ReasoningDelta))
+
+
+def _calls(deltas: list) -> list[tuple[str | None, str, dict]]:
+    acc = ToolCallAccumulator()
+    for delta in deltas:
+        if isinstance(delta, ToolCallDelta):
+            acc.add(delta)
+    return [(id_, name, json.loads(args)) for id_, name, args in acc.calls()]
+
+
+# -- replies ---------------------------------------------------------------------------
+
+
+async def test_streamed_text_arrives_chunk_by_chunk_then_finish_with_usage(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply_text("Done!", chunks=["Do", "ne!"])
+
+    deltas = await collect(backend, ask())
+
+    assert deltas == [
+        TextDelta("Do"),
+        TextDelta("ne!"),
+        Finish(
+            "stop", {"prompt_tokens": 42, "completion_tokens": 3, "total_tokens": 45}
+        ),
+    ]
+    assert openai_server.last_request.body["stream"] is True
+    assert openai_server.last_request.body["stream_options"] == {"include_usage": True}
+
+
+async def test_kind_without_stream_usage_sends_no_stream_options(
+    openai_server: OpenAIServer,
+) -> None:
+    openai_server.reply_text("Hi there")
+    async with open_backend(openai_server.base_url, kind="other") as backend:
+        deltas = await collect(backend, ask())
+
+    assert _text(deltas) == "Hi there"
+    assert deltas[-1] == Finish("stop", None)
+    assert "stream_options" not in openai_server.last_request.body
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_streamed_reasoning_is_kept_apart_from_text(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, field: str
+) -> None:
+    openai_server.reply_reasoning(
+        "The user wants light.", "Turning it on.", field=field
+    )
+
+    deltas = await collect(backend, ask())
+
+    assert _reasoning(deltas) == "The user wants light."
+    assert _text(deltas) == "Turning it on."
+    first_text = next(i for i, d in enumerate(deltas) if isinstance(d, TextDelta))
+    assert all(not isinstance(d, ReasoningDelta) for d in deltas[first_text:])
+
+
+async def test_reasoning_sent_under_both_names_is_not_doubled(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    # vLLM sent the same text as `reasoning` and `reasoning_content` for a while.
+    openai_server.reply(
+        [
+            {"reasoning": "Hmm.", "reasoning_content": "Hmm."},
+            {"reasoning": " Ok.", "reasoning_content": " Ok."},
+            {"content": "Yes."},
+        ]
+    )
+
+    deltas = await collect(backend, ask())
+
+    assert _reasoning(deltas) == "Hmm. Ok."
+    assert _text(deltas) == "Yes."
+
+
+@pytest.mark.parametrize("interleave", [False, True])
+async def test_two_streamed_tool_calls_are_accumulated_by_index(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, interleave: bool
+) -> None:
+    openai_server.reply_tool_calls(CALLS, interleave=interleave)
+
+    deltas = await collect(backend, ask(tools=TOOLS))
+
+    # The arguments really arrived in many small fragments.
+    assert sum(isinstance(d, ToolCallDelta) for d in deltas) > 10
+    calls = _calls(deltas)
+    assert [(name, args) for _, name, args in calls] == [
+        (c["name"], c["arguments"]) for c in CALLS
+    ]
+    assert all(id_ and id_.startswith("call_") for id_, _, _ in calls)
+    assert calls[0][0] != calls[1][0]
+    assert deltas[-1].reason == "tool_calls"
+    assert _text(deltas) == ""
+
+
+async def test_tool_call_fragments_without_index_or_id_still_make_two_calls(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply(
+        [
+            {"tool_calls": [{"function": {"name": "HassTurnOn", "arguments": '{"na'}}]},
+            {"tool_calls": [{"function": {"arguments": 'me": "lamp"}'}}]},
+            {"tool_calls": [{"function": {"name": "HassTurnOff", "arguments": "{}"}}]},
+        ]
+    )
+
+    deltas = await collect(backend, ask(tools=TOOLS))
+
+    assert _calls(deltas) == [
+        (None, "HassTurnOn", {"name": "lamp"}),
+        (None, "HassTurnOff", {}),
+    ]
+
+
+async def test_text_before_tool_calls_is_streamed_as_text(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply_tool_calls(CALLS[:1], content="One moment.")
+
+    deltas = await collect(backend, ask(tools=TOOLS))
+
+    assert deltas[0] == TextDelta("One moment.")
+    assert [name for _, name, _ in _calls(deltas)] == ["HassTurnOn"]
+
+
+async def test_non_streamed_reply_gives_the_same_deltas(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    usage = {"prompt_tokens": 120, "completion_tokens": 7, "total_tokens": 127}
+    openai_server.reply_reasoning("Think.", "All done.", usage=usage)
+    openai_server.reply_tool_calls(CALLS, content="Sure.")
+
+    first = await collect(backend, ask(stream=False))
+    second = await collect(backend, ask(stream=False, tools=TOOLS))
+
+    assert first == [
+        ReasoningDelta("Think."),
+        TextDelta("All done."),
+        Finish("stop", usage),
+    ]
+    assert _text(second) == "Sure."
+    assert [(n, a) for _, n, a in _calls(second)] == [
+        (c["name"], c["arguments"]) for c in CALLS
+    ]
+    assert second[-1].reason == "tool_calls"
+    assert openai_server.requests[0].body["stream"] is False
+    assert "stream_options" not in openai_server.requests[0].body
+
+
+async def test_request_carries_messages_tools_stop_and_sampling(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply_text("ok")
+    messages = [
+        {"role": "system", "content": "You control a house."},
+        {"role": "user", "content": "lights on"},
+    ]
+    request = ask(
+        tools=TOOLS,
+        stop=["</tool_call>", "Observation:"],
+        temperature=0.2,
+        max_tokens=64,
+    )
+    request.messages = messages
+
+    await collect(backend, request)
+
+    sent = openai_server.last_request
+    assert sent.messages == messages
+    assert sent.tools == TOOLS
+    assert sent.body["stop"] == ["</tool_call>", "Observation:"]
+    assert sent.body["temperature"] == 0.2
+    assert sent.body["max_tokens"] == 64
+    assert sent.body["model"] == "test-model"
+    assert sent.authorization == "Bearer sk-test-123"
+
+
+async def test_empty_options_are_not_sent(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply_text("ok")
+
+    await collect(backend, ask(tools=[], stop=[]))
+
+    body = openai_server.last_request.body
+    assert not {"tools", "stop", "temperature", "max_tokens"} & body.keys()
+
+
+async def test_openai_kind_uses_max_completion_tokens(
+    openai_server: OpenAIServer,
+) -> None:
+    openai_server.reply_text("ok")
+    async with open_backend(openai_server.base_url, kind="openai") as backend:
+        await collect(backend, ask(max_tokens=50))
+
+    assert openai_server.last_request.body["max_completion_tokens"] == 50
+    assert "max_tokens" not in openai_server.last_request.body
+
+
+async def test_stopping_early_closes_the_stream(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply_text("a b c d e f g h", chunk_delay=0.05)
+    openai_server.reply_text("second")
+
+    stream = backend.complete(ask())
+    assert await anext(stream) == TextDelta("a ")
+    await stream.aclose()
+    deltas = await collect(backend, ask())
+    await asyncio.sleep(0.1)
+
+    assert _text(deltas) == "second"
+    # The server saw the disconnect and stopped writing the first reply.
+    assert len(openai_server.requests[0].chunks) < 4
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_wrong_api_key_is_an_auth_error(
+    openai_server_factory, stream: bool
+) -> None:
+    server = await openai_server_factory(require_api_key="sk-right")
+    server.reply_text("never")
+    async with open_backend(server.base_url, api_key="sk-wrong") as backend:
+        with pytest.raises(BackendAuthError) as err:
+            await collect(backend, ask(stream=stream))
+
+    assert err.value.server == LABEL
+    assert "Incorrect API key" in str(err.value)
+    assert server.pending == 1
+
+
+async def test_right_api_key_is_accepted(openai_server_factory) -> None:
+    server = await openai_server_factory(require_api_key="sk-right")
+    server.reply_text("welcome")
+    async with open_backend(server.base_url, api_key="sk-right") as backend:
+        assert _text(await collect(backend, ask())) == "welcome"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_server_500_is_a_server_error_with_status(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, stream: bool
+) -> None:
+    openai_server.reply_error(500, message="CUDA out of memory")
+
+    with pytest.raises(BackendServerError) as err:
+        await collect(backend, ask(stream=stream))
+
+    assert err.value.status == 500
+    assert "CUDA out of memory" in str(err.value)
+    assert err.value.reason == "had an internal error (HTTP 500)"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "message"),
+    [
+        # llama.cpp / OpenAI shape
+        (
+            400,
+            {"error": {"code": 400, "message": "Unknown role: tool", "type": "x"}},
+            "Unknown role: tool",
+        ),
+        # vLLM shape: no "error" wrapper
+        (
+            400,
+            {"object": "error", "message": "'stop' is not supported", "code": 400},
+            "'stop' is not supported",
+        ),
+        # Ollama: unknown model
+        (
+            404,
+            {"error": {"message": 'model "qwen9" not found, try pulling it first'}},
+            'model "qwen9" not found, try pulling it first',
+        ),
+        # plain text
+        (422, "bad field: tools", "bad field: tools"),
+    ],
+)
+async def test_rejected_request_carries_the_servers_message(
+    openai_server: OpenAIServer,
+    backend: OpenAICompatBackend,
+    status: int,
+    body: object,
+    message: str,
+) -> None:
+    openai_server.reply_error(status, body)
+
+    with pytest.raises(BackendBadRequestError) as err:
+        await collect(backend, ask())
+
+    assert err.value.status == status
+    assert err.value.message == message
+    assert err.value.reason == f"rejected the request: {message}"
+
+
+async def test_unscripted_request_fails_loudly(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    with pytest.raises(BackendServerError, match="no scripted reply"):
+        await collect(backend, ask())
+
+
+@pytest.mark.parametrize("kind", ["not_json", "broken_json", "cut"])
+@pytest.mark.parametrize("stream", [True, False])
+async def test_garbage_reply_is_a_response_error(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, kind: str, stream: bool
+) -> None:
+    openai_server.reply_garbage(kind)
+
+    with pytest.raises(BackendResponseError) as err:
+        await collect(backend, ask(stream=stream))
+
+    assert err.value.server == LABEL
+
+
+async def test_error_event_inside_the_stream_is_a_server_error(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply(
+        [{"content": "Turning"}, Raw({"error": {"message": "context overflow"}})]
+    )
+    received, err = await collect_until_error(backend, ask())
+
+    assert received == [TextDelta("Turning")]
+    assert isinstance(err, BackendServerError)
+    assert "context overflow" in str(err)
+
+
+async def test_closed_port_is_a_connection_error(closed_port_url: str) -> None:
+    async with open_backend(closed_port_url) as backend:
+        with pytest.raises(BackendConnectionError) as err:
+            await collect(backend, ask())
+
+    assert err.value.reason == "could not be reached"
+    assert str(err.value).startswith(f"{LABEL} could not be reached")
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_server_that_hangs_times_out(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, stream: bool
+) -> None:
+    openai_server.reply_delay(5)
+    start = time.monotonic()
+
+    with pytest.raises(BackendTimeoutError):
+        await collect(backend, ask(stream=stream, timeout=0.3))
+
+    assert time.monotonic() - start < 1.5
+
+
+async def test_stream_that_stalls_between_chunks_times_out(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.reply([{"content": "Hel"}, Pause(5), {"content": "lo"}])
+    start = time.monotonic()
+
+    received, err = await collect_until_error(backend, ask(timeout=0.3))
+
+    assert isinstance(err, BackendTimeoutError)
+    assert received == [TextDelta("Hel")]
+    assert time.monotonic() - start < 1.5
+
+
+async def test_trickling_stream_is_bounded_by_the_whole_request_timeout(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    # No single gap exceeds the timeout, but the whole reply does.
+    openai_server.reply_text("a b c d e f g h i j k l", chunk_delay=0.1)
+    start = time.monotonic()
+
+    with pytest.raises(BackendTimeoutError):
+        await collect(backend, ask(timeout=0.5))
+
+    assert time.monotonic() - start < 1.5
+
+
+# -- list_models -----------------------------------------------------------------------
+
+
+async def test_list_models_returns_ids_and_sends_the_key(
+    openai_server_factory,
+) -> None:
+    server = await openai_server_factory(
+        models=["qwen3:4b", "llama3.2:3b"], require_api_key="sk-test-123"
+    )
+    async with open_backend(server.base_url) as backend:
+        assert await backend.list_models() == ["qwen3:4b", "llama3.2:3b"]
+
+    assert server.all_requests[0].path == "/v1/models"
+    assert server.all_requests[0].authorization == "Bearer sk-test-123"
+
+
+@pytest.mark.parametrize("shape", ["html", "not_found", "json_other"])
+async def test_list_models_on_a_non_openai_server_says_so(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, shape: str
+) -> None:
+    openai_server.models_shape = shape
+
+    with pytest.raises(BackendResponseError) as err:
+        await backend.list_models()
+
+    assert "not an OpenAI-compatible API" in err.value.reason
+
+
+async def test_list_models_without_v1_in_the_url_says_not_openai(
+    openai_server: OpenAIServer,
+) -> None:
+    async with open_backend(openai_server.url) as backend:
+        with pytest.raises(BackendResponseError, match="ends with /v1"):
+            await backend.list_models()
+
+
+async def test_list_models_errors_map_like_completions(
+    openai_server_factory, closed_port_url: str
+) -> None:
+    locked = await openai_server_factory(require_api_key="sk-other")
+    broken = await openai_server_factory(models_shape="server_error")
+
+    async with open_backend(locked.base_url) as backend:
+        with pytest.raises(BackendAuthError):
+            await backend.list_models()
+    async with open_backend(broken.base_url) as backend:
+        with pytest.raises(BackendServerError):
+            await backend.list_models()
+    async with open_backend(closed_port_url) as backend:
+        with pytest.raises(BackendConnectionError):
+            await backend.list_models()
+
+
+async def test_list_models_times_out(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.models_delay = 5
+    backend.list_models_timeout = 0.3
+    start = time.monotonic()
+
+    with pytest.raises(BackendTimeoutError):
+        await backend.list_models()
+
+    assert time.monotonic() - start < 1.5

@@ -1,0 +1,156 @@
+"""Real Home Assistant around Toolbelt: devices, the config entry, a conversation."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.toolbelt.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_LLM_HASS_API,
+    CONF_MAX_DEVICE_COMMANDS,
+    CONF_MAX_TOKENS,
+    CONF_MAX_TOOL_CALLS,
+    CONF_MODEL,
+    CONF_PROMPT,
+    CONF_REQUEST_TIMEOUT,
+    CONF_SERVER_KIND,
+    CONF_TEMPERATURE,
+    CONF_TOOL_FORMAT,
+    DOMAIN,
+)
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+from homeassistant.setup import async_setup_component
+from tests.openai_server import OpenAIServer
+
+LIGHTS = {
+    "kitchen_light": "Kitchen light",
+    "porch_light": "Porch light",
+    "living_room_lamp": "Living room lamp",
+    "hallway_light": "Hallway light",
+}
+
+
+@pytest.fixture(autouse=True)
+def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
+    """Let HA load Toolbelt from custom_components/."""
+
+
+def agent_options(**overrides: Any) -> dict[str, Any]:
+    """An agent subentry's data, with test-friendly timeouts."""
+    options: dict[str, Any] = {
+        CONF_MODEL: "test-model",
+        CONF_PROMPT: "You are a test assistant.",
+        CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        CONF_TOOL_FORMAT: "auto",
+        CONF_TEMPERATURE: 0.2,
+        CONF_MAX_TOKENS: 256,
+        CONF_REQUEST_TIMEOUT: 5.0,
+        CONF_MAX_TOOL_CALLS: 20,
+        CONF_MAX_DEVICE_COMMANDS: 3,
+    }
+    options.update(overrides)
+    return options
+
+
+async def async_setup_lights(hass: HomeAssistant) -> None:
+    """Template lights backed by input_booleans: real entities HA's intents control."""
+    assert await async_setup_component(
+        hass,
+        "input_boolean",
+        {"input_boolean": {f"{key}_state": {"name": f"{key} state"} for key in LIGHTS}},
+    )
+    lights = [
+        {
+            "name": name,
+            "unique_id": key,
+            "state": f"{{{{ is_state('input_boolean.{key}_state', 'on') }}}}",
+            "turn_on": {
+                "action": "input_boolean.turn_on",
+                "target": {"entity_id": f"input_boolean.{key}_state"},
+            },
+            "turn_off": {
+                "action": "input_boolean.turn_off",
+                "target": {"entity_id": f"input_boolean.{key}_state"},
+            },
+        }
+        for key, name in LIGHTS.items()
+    ]
+    assert await async_setup_component(
+        hass, "template", {"template": [{"light": lights}]}
+    )
+    await hass.async_block_till_done()
+
+
+@pytest.fixture
+async def ha_ready(hass: HomeAssistant) -> HomeAssistant:
+    """HA with the components Assist needs and four lights."""
+    for component in ("homeassistant", "conversation", "intent"):
+        assert await async_setup_component(hass, component, {})
+    await async_setup_lights(hass)
+    return hass
+
+
+async def async_add_toolbelt(
+    hass: HomeAssistant, server: OpenAIServer, **agent: Any
+) -> MockConfigEntry:
+    """A loaded Toolbelt entry on the test server with one agent."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Test server",
+        unique_id=server.base_url,
+        data={
+            CONF_SERVER_KIND: "llamacpp",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: "",
+        },
+        subentries_data=[
+            ConfigSubentryData(
+                data=agent_options(**agent),
+                subentry_type="conversation",
+                title="Test agent",
+                unique_id=None,
+            )
+        ],
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
+
+
+@pytest.fixture
+async def toolbelt(
+    ha_ready: HomeAssistant, openai_server: OpenAIServer
+) -> AsyncIterator[MockConfigEntry]:
+    """Toolbelt set up against the scripted server, with the default agent."""
+    yield await async_add_toolbelt(ha_ready, openai_server)
+
+
+def agent_id(hass: HomeAssistant) -> str:
+    """The entity id of the (only) Toolbelt agent."""
+    states = hass.states.async_entity_ids("conversation")
+    ours = [s for s in states if s != "conversation.home_assistant"]
+    assert len(ours) == 1, states
+    return ours[0]
+
+
+async def async_converse(
+    hass: HomeAssistant, text: str, conversation_id: str | None = None
+) -> conversation.ConversationResult:
+    """Send one user utterance through HA's conversation API to our agent."""
+    return await conversation.async_converse(
+        hass, text, conversation_id, None, agent_id=agent_id(hass)
+    )
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    """What Assist would say."""
+    return result.response.speech["plain"]["speech"]

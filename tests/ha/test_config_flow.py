@@ -1,0 +1,262 @@
+"""The UI flows: connection, agents, reconfigure and reauth, against a real server."""
+
+from __future__ import annotations
+
+from unittest.mock import patch
+
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.toolbelt.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_LLM_HASS_API,
+    CONF_MODEL,
+    CONF_SERVER_KIND,
+    CONF_TOOL_FORMAT,
+    DOMAIN,
+)
+from homeassistant import config_entries
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import llm
+from tests.ha.conftest import async_add_toolbelt
+from tests.openai_server import OpenAIServer
+
+
+async def _start(hass: HomeAssistant, kind: str) -> dict:
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "user"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_SERVER_KIND: kind}
+    )
+    assert result["step_id"] == "connect"
+    return result
+
+
+async def test_connect_suggests_the_kinds_usual_address(
+    hass: HomeAssistant, ha_ready
+) -> None:
+    result = await _start(hass, "ollama")
+    schema = result["data_schema"].schema
+    base_url = next(key for key in schema if key == CONF_BASE_URL)
+    assert base_url.description["suggested_value"] == "http://localhost:11434/v1"
+
+
+async def test_success_creates_entry_and_default_agent(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    server: OpenAIServer = await openai_server_factory(models=["qwen3:8b", "llama3.2"])
+    result = await _start(hass, "ollama")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url + "/", CONF_API_KEY: ""}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == "Ollama at 127.0.0.1:%d" % server.port
+    assert result["data"] == {
+        CONF_SERVER_KIND: "ollama",
+        CONF_BASE_URL: server.base_url,
+        CONF_API_KEY: "",
+    }
+    entry = result["result"]
+    (agent,) = entry.subentries.values()
+    assert agent.subentry_type == "conversation"
+    assert agent.data[CONF_MODEL] == "qwen3:8b"
+    assert agent.data[CONF_LLM_HASS_API] == [llm.LLM_API_ASSIST]
+    assert agent.data[CONF_TOOL_FORMAT] == "auto"
+    assert hass.states.get("conversation.toolbelt_agent") is not None
+
+
+@pytest.mark.parametrize(
+    ("options", "setup", "error"),
+    [
+        ({}, "closed", "cannot_connect"),
+        ({"require_api_key": "sk-right"}, None, "invalid_auth"),
+        ({"models_shape": "html"}, None, "not_openai_api"),
+        ({"models_shape": "not_found"}, None, "not_openai_api"),
+    ],
+)
+async def test_connection_errors_show_on_the_form_and_recover(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server_factory,
+    closed_port_url: str,
+    options: dict,
+    setup: str | None,
+    error: str,
+) -> None:
+    server: OpenAIServer = await openai_server_factory(**options)
+    url = closed_port_url if setup == "closed" else server.base_url
+    result = await _start(hass, "vllm")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: url, CONF_API_KEY: "sk-wrong"}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": error}
+
+    # Fixing the input on the same form finishes the flow.
+    server.models_shape = "openai"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "sk-right"}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+
+
+async def test_unexpected_error_is_unknown(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    result = await _start(hass, "other")
+    with patch(
+        "custom_components.toolbelt.config_flow.async_create_backend",
+        side_effect=RuntimeError("boom"),
+    ):
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: openai_server.base_url}
+        )
+    assert result["errors"] == {"base": "unknown"}
+
+
+async def test_openai_needs_a_key(hass: HomeAssistant, ha_ready) -> None:
+    result = await _start(hass, "openai")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: "https://api.openai.com/v1", CONF_API_KEY: ""}
+    )
+    assert result["errors"] == {CONF_API_KEY: "api_key_required"}
+
+
+async def test_same_server_twice_aborts(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    await async_add_toolbelt(hass, openai_server)
+    result = await _start(hass, "llamacpp")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: openai_server.base_url + "/"}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+
+
+async def test_reconfigure_changes_url_and_key(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    old: OpenAIServer = await openai_server_factory()
+    new: OpenAIServer = await openai_server_factory(require_api_key="sk-new")
+    entry = await async_add_toolbelt(hass, old)
+    result = await entry.start_reconfigure_flow(hass)
+    assert result["step_id"] == "reconfigure"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: new.base_url, CONF_API_KEY: "sk-bad"}
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: new.base_url, CONF_API_KEY: "sk-new"}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.data[CONF_BASE_URL] == new.base_url
+    assert entry.data[CONF_API_KEY] == "sk-new"
+    assert entry.unique_id == new.base_url
+    await hass.async_block_till_done()
+    assert new.all_requests[-1].authorization == "Bearer sk-new"
+
+
+async def test_reauth_flow(hass: HomeAssistant, ha_ready, openai_server_factory) -> None:
+    server: OpenAIServer = await openai_server_factory(require_api_key="sk-old")
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        unique_id=server.base_url,
+        data={
+            CONF_SERVER_KIND: "vllm",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: "sk-old",
+        },
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    server.require_api_key = "sk-rotated"
+    result = await entry.start_reauth_flow(hass)
+    assert result["step_id"] == "reauth_confirm"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: "sk-wrong"}
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: "sk-rotated"}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reauth_successful"
+    assert entry.data[CONF_API_KEY] == "sk-rotated"
+
+
+async def test_setup_with_rejected_key_starts_reauth(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    server: OpenAIServer = await openai_server_factory(require_api_key="sk-1")
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        data={CONF_SERVER_KIND: "vllm", CONF_BASE_URL: server.base_url, CONF_API_KEY: "x"},
+    )
+    entry.add_to_hass(hass)
+    await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert [flow["context"]["source"] for flow in flows] == ["reauth"]
+
+
+async def test_add_agent_with_capability_check(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    server: OpenAIServer = await openai_server_factory(models=["m1", "m2"])
+    entry = await async_add_toolbelt(hass, server)
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, "conversation"), context={"source": config_entries.SOURCE_USER}
+    )
+    assert result["step_id"] == "init"
+    model_selector = next(
+        value for key, value in result["data_schema"].schema.items() if key == CONF_MODEL
+    )
+    assert model_selector.config["options"] == ["m1", "m2"]
+    assert model_selector.config["custom_value"] is True
+
+    server.reply_tool_calls([{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}])
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            "name": "Kitchen helper",
+            CONF_MODEL: "my-custom-model",
+            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, "gone_api"],
+            CONF_TOOL_FORMAT: "auto",
+        },
+    )
+    assert result["step_id"] == "check"
+    assert "Native tool calls" in result["description_placeholders"]["result"]
+    probe = server.last_request
+    assert probe.body["model"] == "my-custom-model"
+    assert probe.tools[0]["function"]["name"] == "HassTurnOn"
+
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    agent = next(s for s in entry.subentries.values() if s.title == "Kitchen helper")
+    assert agent.data[CONF_MODEL] == "my-custom-model"
+    assert agent.data[CONF_LLM_HASS_API] == [llm.LLM_API_ASSIST]
+
+
+async def test_capability_check_reports_text_calls(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    openai_server.reply_text(
+        '<tool_call>\n{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}\n</tool_call>'
+    )
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert "Text tool calls" in result["description_placeholders"]["result"]
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
