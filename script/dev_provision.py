@@ -292,8 +292,9 @@ async def run_flow(
 ) -> tuple[dict[str, Any], set[str]]:
     """Answer each form the way a person in the UI would; return the result.
 
-    A field gets our value if we have one, else its suggested value; fields
-    with a default are left to HA. Returns the final step and the names we set.
+    A field gets our value if we have one, else its suggested value (what the
+    UI pre-fills, e.g. the current setting); any other field is left to HA's
+    default. Returns the final step and the names we set.
     """
     used: set[str] = set()
     for _ in range(10):
@@ -316,9 +317,7 @@ async def run_flow(
             if values.get(name) is not None:
                 answer[name] = values[name]
                 used.add(name)
-            elif "default" not in field and "suggested_value" in (
-                field.get("description") or {}
-            ):
+            elif "suggested_value" in (field.get("description") or {}):
                 answer[name] = field["description"]["suggested_value"]
         status, step = await api.request(
             "POST", f"{base}/{step['flow_id']}", json=answer

@@ -22,13 +22,13 @@ __all__ = ["DOMAIN", "async_setup_entry", "async_unload_entry"]
 
 async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
     """Connect to the model server and start the agents."""
-    from .entry import async_setup_entry as setup_entry  # noqa: PLC0415
+    from .entry import async_setup_entry as setup_entry
 
     return await setup_entry(hass, entry)
 
 
 async def async_unload_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
     """Stop the agents and release the model-server client."""
-    from .entry import async_unload_entry as unload_entry  # noqa: PLC0415
+    from .entry import async_unload_entry as unload_entry
 
     return await unload_entry(hass, entry)

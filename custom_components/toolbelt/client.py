@@ -6,14 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import openai
-
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.httpx_client import get_async_client
+import openai
 
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import PLACEHOLDER_API_KEY, get_server_kind
-from .const import CONF_API_KEY, CONF_BASE_URL, CONF_SERVER_KIND, DEFAULT_REQUEST_TIMEOUT
+from .const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_SERVER_KIND,
+    DEFAULT_REQUEST_TIMEOUT,
+)
+
 
 def server_label(data: Mapping[str, Any]) -> str:
     """How we name the server to people: "Ollama at localhost:11434"."""

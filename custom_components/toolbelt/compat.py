@@ -27,9 +27,9 @@ from homeassistant.helpers import llm
 def detect_schema_renderer() -> Callable[..., dict[str, Any]]:
     """Pick the voluptuous-to-OpenAPI renderer this HA ships."""
     try:
-        from voluptuous_openapi import convert  # noqa: PLC0415
+        from voluptuous_openapi import convert
     except ImportError:
-        from probatio.codecs.openapi import to_openapi  # noqa: PLC0415
+        from probatio.codecs.openapi import to_openapi
 
         return to_openapi
     return convert

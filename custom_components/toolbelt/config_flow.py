@@ -6,8 +6,6 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-import voluptuous as vol
-
 from homeassistant.config_entries import (
     ConfigEntry,
     ConfigEntryState,
@@ -32,6 +30,7 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+import voluptuous as vol
 
 from .backend.errors import (
     BackendAuthError,
@@ -41,7 +40,6 @@ from .backend.errors import (
     BackendTimeoutError,
 )
 from .backend.servers import SERVER_KINDS, get_server_kind
-from .loop.probe import async_probe_tool_mode
 from .client import async_create_backend, server_label
 from .const import (
     CONF_API_KEY,
@@ -68,7 +66,9 @@ from .const import (
     MAX_TOOL_CALLS_PER_TURN,
     SUBENTRY_CONVERSATION,
 )
+from .loop.probe import async_probe_tool_mode
 from .toolcalls import dialect_names
+
 try:  # TEMP-LEAD: until the tools helper lands tools/config_flow.py
     from .tools.config_flow import ToolBackendsSubentryFlowHandler
 except ImportError:  # pragma: no cover
@@ -97,7 +97,7 @@ async def async_validate_connection(
     except BackendError:
         LOGGER.exception("Unexpected answer from %s", data.get(CONF_BASE_URL))
         return {"base": "cannot_connect"}, []
-    except Exception:  # noqa: BLE001 - a config flow must show a form, not crash
+    except Exception:
         LOGGER.exception("Unexpected error validating %s", data.get(CONF_BASE_URL))
         return {"base": "unknown"}, []
     return {}, models
@@ -365,7 +365,7 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
             runtime.backend,
             model=self._options.get(CONF_MODEL, ""),
             tool_format=self._options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT),
-            timeout=float(
+            request_timeout=float(
                 self._options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
             ),
         )
@@ -383,7 +383,9 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         )
 
 
-def _agent_schema(hass: HomeAssistant, models: list[str], *, is_new: bool) -> vol.Schema:
+def _agent_schema(
+    hass: HomeAssistant, models: list[str], *, is_new: bool
+) -> vol.Schema:
     schema: dict[Any, Any] = {}
     if is_new:
         schema[vol.Required(CONF_NAME)] = str
@@ -415,23 +417,32 @@ def _agent_schema(hass: HomeAssistant, models: list[str], *, is_new: bool) -> vo
                 )
             ),
             vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
-                NumberSelectorConfig(min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER)
+                NumberSelectorConfig(
+                    min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
+                )
             ),
             vol.Optional(CONF_MAX_TOKENS, default=DEFAULT_MAX_TOKENS): NumberSelector(
-                NumberSelectorConfig(min=16, max=32768, step=1, mode=NumberSelectorMode.BOX)
+                NumberSelectorConfig(
+                    min=16, max=32768, step=1, mode=NumberSelectorMode.BOX
+                )
             ),
             vol.Optional(
                 CONF_REQUEST_TIMEOUT, default=DEFAULT_REQUEST_TIMEOUT
             ): NumberSelector(
                 NumberSelectorConfig(
-                    min=1, max=600, step=1, mode=NumberSelectorMode.BOX,
+                    min=1,
+                    max=600,
+                    step=1,
+                    mode=NumberSelectorMode.BOX,
                     unit_of_measurement="s",
                 )
             ),
             vol.Optional(
                 CONF_MAX_TOOL_CALLS, default=MAX_TOOL_CALLS_PER_TURN
             ): NumberSelector(
-                NumberSelectorConfig(min=1, max=100, step=1, mode=NumberSelectorMode.BOX)
+                NumberSelectorConfig(
+                    min=1, max=100, step=1, mode=NumberSelectorMode.BOX
+                )
             ),
             vol.Optional(
                 CONF_MAX_DEVICE_COMMANDS, default=MAX_DEVICE_COMMANDS_PER_TURN

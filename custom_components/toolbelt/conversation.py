@@ -167,7 +167,8 @@ class ToolbeltAgent(conversation.ConversationEntity):
         )
         kind = get_server_kind(self.entry.data.get(CONF_SERVER_KIND, ""))
         settings = loop_settings(
-            dict(self.subentry.data), tool_role=self._state.get("tool_role", kind.tool_role)
+            dict(self.subentry.data),
+            tool_role=self._state.get("tool_role", kind.tool_role),
         )
         loop = ToolLoop(
             runtime.backend,

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -23,11 +28,6 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigSubentryData
-from homeassistant.core import HomeAssistant
-from homeassistant.helpers import llm
-from homeassistant.setup import async_setup_component
 from tests.openai_server import OpenAIServer
 
 LIGHTS = {
@@ -131,7 +131,7 @@ async def toolbelt(
     ha_ready: HomeAssistant, openai_server: OpenAIServer
 ) -> AsyncIterator[MockConfigEntry]:
     """Toolbelt set up against the scripted server, with the default agent."""
-    yield await async_add_toolbelt(ha_ready, openai_server)
+    return await async_add_toolbelt(ha_ready, openai_server)
 
 
 def agent_id(hass: HomeAssistant) -> str:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from unittest.mock import patch
 
+from homeassistant import config_entries
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -16,10 +20,6 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from homeassistant import config_entries
-from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import llm
 from tests.ha.conftest import async_add_toolbelt
 from tests.openai_server import OpenAIServer
 
@@ -56,7 +56,7 @@ async def test_success_creates_entry_and_default_agent(
     )
     await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert result["title"] == "Ollama at 127.0.0.1:%d" % server.port
+    assert result["title"] == f"Ollama at 127.0.0.1:{server.port}"
     assert result["data"] == {
         CONF_SERVER_KIND: "ollama",
         CONF_BASE_URL: server.base_url,
@@ -123,7 +123,8 @@ async def test_unexpected_error_is_unknown(
 async def test_openai_needs_a_key(hass: HomeAssistant, ha_ready) -> None:
     result = await _start(hass, "openai")
     result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_BASE_URL: "https://api.openai.com/v1", CONF_API_KEY: ""}
+        result["flow_id"],
+        {CONF_BASE_URL: "https://api.openai.com/v1", CONF_API_KEY: ""},
     )
     assert result["errors"] == {CONF_API_KEY: "api_key_required"}
 
@@ -164,7 +165,9 @@ async def test_reconfigure_changes_url_and_key(
     assert new.all_requests[-1].authorization == "Bearer sk-new"
 
 
-async def test_reauth_flow(hass: HomeAssistant, ha_ready, openai_server_factory) -> None:
+async def test_reauth_flow(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
     server: OpenAIServer = await openai_server_factory(require_api_key="sk-old")
     entry = MockConfigEntry(
         domain=DOMAIN,
@@ -198,7 +201,11 @@ async def test_setup_with_rejected_key_starts_reauth(
     server: OpenAIServer = await openai_server_factory(require_api_key="sk-1")
     entry = MockConfigEntry(
         domain=DOMAIN,
-        data={CONF_SERVER_KIND: "vllm", CONF_BASE_URL: server.base_url, CONF_API_KEY: "x"},
+        data={
+            CONF_SERVER_KIND: "vllm",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: "x",
+        },
     )
     entry.add_to_hass(hass)
     await hass.config_entries.async_setup(entry.entry_id)
@@ -217,7 +224,9 @@ async def test_add_agent_with_capability_check(
     )
     assert result["step_id"] == "init"
     model_selector = next(
-        value for key, value in result["data_schema"].schema.items() if key == CONF_MODEL
+        value
+        for key, value in result["data_schema"].schema.items()
+        if key == CONF_MODEL
     )
     assert model_selector.config["options"] == ["m1", "m2"]
     assert model_selector.config["custom_value"] is True
@@ -228,7 +237,7 @@ async def test_add_agent_with_capability_check(
         {
             "name": "Kitchen helper",
             CONF_MODEL: "my-custom-model",
-            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, "gone_api"],
+            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
             CONF_TOOL_FORMAT: "auto",
         },
     )
@@ -260,3 +269,16 @@ async def test_capability_check_reports_text_calls(
     assert "Text tool calls" in result["description_placeholders"]["result"]
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     assert result["reason"] == "reconfigure_successful"
+
+
+async def test_stale_llm_api_ids_are_dropped(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """An API that no longer exists (uninstalled integration) is not offered back."""
+    entry = await async_add_toolbelt(
+        hass, openai_server, llm_hass_api=[llm.LLM_API_ASSIST, "gone_api"]
+    )
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    key = next(k for k in result["data_schema"].schema if k == CONF_LLM_HASS_API)
+    assert key.description["suggested_value"] == [llm.LLM_API_ASSIST]

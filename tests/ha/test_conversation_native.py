@@ -7,6 +7,7 @@ import json
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import chat_session
+
 from tests.ha.conftest import async_converse, speech
 from tests.openai_server import OpenAIServer
 
@@ -18,7 +19,9 @@ async def test_streamed_tool_call_turns_on_light_then_speaks(
     openai_server.reply_tool_calls(
         [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
     )
-    openai_server.reply_text("The kitchen light is on.", chunks=["The kitchen", " light is on."])
+    openai_server.reply_text(
+        "The kitchen light is on.", chunks=["The kitchen", " light is on."]
+    )
     assert hass.states.get("light.kitchen_light").state == "off"
 
     result = await async_converse(hass, "turn on the kitchen light")
@@ -31,7 +34,10 @@ async def test_streamed_tool_call_turns_on_light_then_speaks(
     assert {"HassTurnOn", "HassTurnOff", "HassLightSet"} <= tool_names
     assert first.messages[0]["role"] == "system"
     assert "Device control rules" in first.messages[0]["content"]
-    assert first.messages[-1] == {"role": "user", "content": "turn on the kitchen light"}
+    assert first.messages[-1] == {
+        "role": "user",
+        "content": "turn on the kitchen light",
+    }
     # The second request carries the call and HA's real result in the tool role.
     assistant, tool = second.messages[-2:]
     assert assistant["tool_calls"][0]["function"]["name"] == "HassTurnOn"

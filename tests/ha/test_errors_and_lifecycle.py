@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.toolbelt.const import CONF_BASE_URL, CONF_SERVER_KIND, DOMAIN
-from homeassistant.config_entries import ConfigEntryState
-from homeassistant.core import HomeAssistant
-from homeassistant.helpers import intent
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..toolcalls import (
+from toolbelt.toolcalls import (
     Catalog,
     ParseResult,
     dialect_names,
@@ -20,8 +20,7 @@ from ..toolcalls import (
     get_dialect,
     resolve_dialect,
 )
-from ..toolcalls.dialects.base import Dialect
-
+from toolbelt.toolcalls.dialects.base import Dialect
 
 NATIVE_FORMATS = frozenset({"auto", "native"})
 

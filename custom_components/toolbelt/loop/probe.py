@@ -7,12 +7,19 @@ text format Toolbelt reads, or no call at all) before they rely on it by voice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 
-from ..backend.accumulate import ToolCallAccumulator
-from ..backend.base import CompletionRequest, ModelBackend, TextDelta, ToolCallDelta
-from ..backend.errors import BackendError
-from ..toolcalls import Catalog
+from toolbelt.backend.accumulate import ToolCallAccumulator
+from toolbelt.backend.base import (
+    CompletionRequest,
+    ModelBackend,
+    TextDelta,
+    ToolCallDelta,
+)
+from toolbelt.backend.errors import BackendError
+from toolbelt.toolcalls import Catalog
+
 from .format_choice import choose_format
 
 PROBE_TOOL = {
@@ -39,7 +46,7 @@ class ProbeReport:
 
 
 async def async_probe_tool_mode(
-    backend: ModelBackend, *, model: str, tool_format: str, timeout: float
+    backend: ModelBackend, *, model: str, tool_format: str, request_timeout: float
 ) -> ProbeReport:
     """Send one tool request and classify the answer; never raises."""
     catalog = Catalog.from_openai([PROBE_TOOL])
@@ -57,17 +64,18 @@ async def async_probe_tool_mode(
         stop=choice.stop_sequences,
         max_tokens=256,
         stream=False,
-        timeout=timeout,
+        timeout=request_timeout,
     )
     accumulator = ToolCallAccumulator()
     text: list[str] = []
     try:
-        async with asyncio.timeout(timeout):
-            async for delta in backend.complete(request):
-                if isinstance(delta, TextDelta):
-                    text.append(delta.text)
-                elif isinstance(delta, ToolCallDelta):
-                    accumulator.add(delta)
+        async with asyncio.timeout(request_timeout):
+            async with contextlib.aclosing(backend.complete(request)) as deltas:
+                async for delta in deltas:
+                    if isinstance(delta, TextDelta):
+                        text.append(delta.text)
+                    elif isinstance(delta, ToolCallDelta):
+                        accumulator.add(delta)
     except (BackendError, TimeoutError) as err:
         return ProbeReport("error", f"The check failed: {err}.")
     structured = accumulator.calls()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+import contextlib
 from dataclasses import dataclass
 import logging
 import time
 from typing import Any
 
-from ..backend.accumulate import ToolCallAccumulator
-from ..backend.base import (
+from toolbelt.backend.accumulate import ToolCallAccumulator
+from toolbelt.backend.base import (
     CompletionRequest,
     Finish,
     ModelBackend,
@@ -24,9 +25,10 @@ from ..backend.base import (
     TextDelta,
     ToolCallDelta,
 )
-from ..backend.errors import BackendBadRequestError
-from ..toolcalls import Catalog, ParseResult, ToolCall
-from ..toolcalls.dialects.base import Dialect
+from toolbelt.backend.errors import BackendBadRequestError
+from toolbelt.toolcalls import Catalog, ParseResult, ToolCall
+from toolbelt.toolcalls.dialects.base import Dialect
+
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
@@ -94,7 +96,9 @@ class ToolLoop:
         """
         settings = self._settings
         catalog = Catalog.from_openai(tools)
-        choice = choose_format(settings.tool_format, settings.model, has_tools=bool(tools))
+        choice = choose_format(
+            settings.tool_format, settings.model, has_tools=bool(tools)
+        )
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
         base = self._base_messages(messages, catalog, choice)
         fallback = choice.text_mode or not settings.tool_role
@@ -178,25 +182,27 @@ class ToolLoop:
         accumulator = ToolCallAccumulator()
         raw: list[str] = []
         streamed: list[str] = []
-        async for delta in self._backend.complete(request):
-            if isinstance(delta, TextDelta):
-                raw.append(delta.text)
-                if safe := detector.feed(delta.text):
-                    streamed.append(safe)
-                    yield TextOut(safe)
-            elif isinstance(delta, ReasoningDelta):
-                yield ReasoningOut(delta.text)
-            elif isinstance(delta, ToolCallDelta):
-                accumulator.add(delta)
-            elif isinstance(delta, Finish) and delta.reason == "length":
-                _LOGGER.debug("Reply cut by max_tokens")
+        # aclosing: a turn that stops early must close the HTTP stream at once.
+        async with contextlib.aclosing(self._backend.complete(request)) as deltas:
+            async for delta in deltas:
+                if isinstance(delta, TextDelta):
+                    raw.append(delta.text)
+                    if safe := detector.feed(delta.text):
+                        streamed.append(safe)
+                        yield TextOut(safe)
+                elif isinstance(delta, ReasoningDelta):
+                    yield ReasoningOut(delta.text)
+                elif isinstance(delta, ToolCallDelta):
+                    accumulator.add(delta)
+                elif isinstance(delta, Finish) and delta.reason == "length":
+                    _LOGGER.debug("Reply cut by max_tokens")
         text = "".join(raw)
         parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
-        if not parse.calls and (tail := detector.finish()):
-            # Only text that the dialect also calls content may still be shown.
-            if parse.content.startswith("".join(streamed) + tail):
-                streamed.append(tail)
-                yield TextOut(tail)
+        # Only held-back text that the dialect also calls content may still show.
+        tail = "" if parse.calls else detector.finish()
+        if tail and parse.content.startswith("".join(streamed) + tail):
+            streamed.append(tail)
+            yield TextOut(tail)
         yield _Hop(text=text, parse=parse, streamed="".join(streamed))
 
     # -- running calls -----------------------------------------------------------
@@ -251,12 +257,10 @@ class ToolLoop:
             outcome = await self._executor.run(call)
         except asyncio.CancelledError:
             raise
-        except Exception as err:  # noqa: BLE001 - no tool may end the turn
+        except Exception as err:
             _LOGGER.debug("Tool %s failed: %s", call.name, err)
             return ResultOut(call, error_text(err), True, time.monotonic() - started)
-        return ResultOut(
-            call, outcome.data, outcome.failed, time.monotonic() - started
-        )
+        return ResultOut(call, outcome.data, outcome.failed, time.monotonic() - started)
 
     # -- messages -----------------------------------------------------------------
 

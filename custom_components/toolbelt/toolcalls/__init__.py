@@ -6,7 +6,14 @@ run as a CLI on its own: ``python -m custom_components.toolbelt.toolcalls``.
 
 from __future__ import annotations
 
-from .calls import Found, build_result, call_from_object, calls_from_value, make_call, new_call_id
+from .calls import (
+    Found,
+    build_result,
+    call_from_object,
+    calls_from_value,
+    make_call,
+    new_call_id,
+)
 from .catalog import Catalog, ToolSpec
 from .chain import ChainDialect
 from .dialects.base import Dialect
@@ -81,7 +88,9 @@ def parse(
     return resolve_dialect(tool_format, model).parse(text, catalog)
 
 
-def from_openai_tool_calls(tool_calls, catalog: Catalog, content: str | None = "") -> ParseResult:
+def from_openai_tool_calls(
+    tool_calls, catalog: Catalog, content: str | None = ""
+) -> ParseResult:
     """Structured ``tool_calls`` (dicts or SDK objects) as a ``ParseResult``."""
     from .dialects.native import from_openai_tool_calls as convert
 

@@ -15,7 +15,12 @@ import string
 from typing import Any
 
 from .catalog import Catalog
-from .jsonrepair import LooseJSONError, TruncatedJSONError, decode_arguments, loads_loose
+from .jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    decode_arguments,
+    loads_loose,
+)
 from .model import ParseResult, RejectedCall, ToolCall
 from .sanitize import clean
 
@@ -80,7 +85,9 @@ def make_call(
     except TruncatedJSONError:
         return RejectedCall(name=resolved, raw=raw, reason="arguments are truncated")
     except LooseJSONError as err:
-        return RejectedCall(name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}")
+        return RejectedCall(
+            name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}"
+        )
     args = catalog.normalize_arguments(resolved, args, coerce=coerce)
     if isinstance(call_id, int) and not isinstance(call_id, bool):
         call_id = str(call_id)
@@ -120,7 +127,9 @@ def call_from_object(
         if isinstance(inner, dict):
             found = call_from_object(inner, catalog, raw=raw, id_style=id_style)
             if isinstance(found, ToolCall) and call_id is not None:
-                found = ToolCall(id=str(call_id), name=found.name, arguments=found.arguments)
+                found = ToolCall(
+                    id=str(call_id), name=found.name, arguments=found.arguments
+                )
             return found
     func = obj.get("function")
     if isinstance(func, dict) and isinstance(func.get("name"), str):
@@ -132,20 +141,30 @@ def call_from_object(
     if isinstance(func, str):
         if arg_key is None and require_arguments:
             return None
-        return make_call(catalog, func, args, raw=raw, call_id=call_id, id_style=id_style)
+        return make_call(
+            catalog, func, args, raw=raw, call_id=call_id, id_style=id_style
+        )
     name_key, name = _first(obj, _NAME_KEYS)
     if isinstance(name, str) and name_key is not None:
         if name_key == "action" and arg_key is None:
             return None
-        if name_key == "action" and isinstance(args, str) and loads_or_none(args) is None:
+        if (
+            name_key == "action"
+            and isinstance(args, str)
+            and loads_or_none(args) is None
+        ):
             resolved = catalog.resolve(name)
             param = catalog.first_required_string(resolved) if resolved else None
             args = {param: args} if param else {}
         if arg_key is None:
             if require_arguments and name_key != "tool":
                 return None
-            args = {k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS}
-        return make_call(catalog, name, args, raw=raw, call_id=call_id, id_style=id_style)
+            args = {
+                k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS
+            }
+        return make_call(
+            catalog, name, args, raw=raw, call_id=call_id, id_style=id_style
+        )
     name = obj.get("name")
     if not isinstance(name, str):
         return None
@@ -184,14 +203,22 @@ def calls_from_value(
         value = value["tool_calls"]
     if isinstance(value, dict):
         one = call_from_object(
-            value, catalog, raw=raw, id_style=id_style, require_arguments=require_arguments
+            value,
+            catalog,
+            raw=raw,
+            id_style=id_style,
+            require_arguments=require_arguments,
         )
         return None if one is None else [one]
     if isinstance(value, list):
         result: list[ToolCall | RejectedCall] = []
         for item in value:
             one = call_from_object(
-                item, catalog, raw=raw, id_style=id_style, require_arguments=require_arguments
+                item,
+                catalog,
+                raw=raw,
+                id_style=id_style,
+                require_arguments=require_arguments,
             )
             if one is None:
                 return None

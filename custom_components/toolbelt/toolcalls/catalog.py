@@ -194,7 +194,9 @@ class Catalog:
         for item in tools or ():
             if not isinstance(item, dict):
                 continue
-            func = item.get("function") if isinstance(item.get("function"), dict) else item
+            func = (
+                item.get("function") if isinstance(item.get("function"), dict) else item
+            )
             name = func.get("name")
             if not isinstance(name, str) or not name:
                 continue
@@ -268,6 +270,10 @@ class Catalog:
                 short = fold(cand.rsplit("__", 1)[1])
                 if short in self._folded:
                     return self._folded[short]
+                # Namespaced on both sides, namespace invented: switch__X -> light__X.
+                matches = self._short.get(short)
+                if matches and len(matches) == 1:
+                    return matches[0]
             # Plain from the model, namespaced in the catalog: light__HassLightSet.
             matches = self._short.get(key)
             if matches and len(matches) == 1:

@@ -38,7 +38,9 @@ class ChainDialect(Dialect):
             dict.fromkeys(m for d in self.dialects for m in d.start_markers)
         )
         self.structured = all(d.structured for d in self.dialects)  # type: ignore[misc]
-        self._text = next((d for d in self.dialects if not d.structured), self.dialects[0])
+        self._text = next(
+            (d for d in self.dialects if not d.structured), self.dialects[0]
+        )
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -62,18 +64,31 @@ class ChainDialect(Dialect):
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         refused: ParseResult | None = None
+        best: ParseResult | None = None
         for dialect in self.dialects:
             if dialect.structured or not dialect.may_match(text):
                 continue
             result = dialect.parse(text, catalog)
             if result.calls:
-                return result
-            if result.rejected and refused is None:
+                if best is None or len(result.calls) > len(best.calls):
+                    best = result
+                # Markup of another format left in the content means a second
+                # format is mixed in: let the others try, keep the fullest.
+                if not self._leftover(best.content):
+                    return best
+                continue
+            # Refused calls, or call markup with no call (``functools[]``).
+            if (result.rejected or result.end is not None) and refused is None:
                 refused = result
+        if best is not None:
+            return best
         if refused is not None:
             return refused
         content, reasoning = clean(self.sanitize(text))
         return ParseResult(content=content, reasoning=reasoning, dialect=None)
+
+    def _leftover(self, content: str) -> bool:
+        return bool(content) and any(m in content for m in self.markers)
 
     def sanitize(self, text: str) -> str:
         for dialect in self.dialects:

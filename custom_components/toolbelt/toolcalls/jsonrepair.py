@@ -203,6 +203,8 @@ class _Lenient:
             if re.fullmatch(r"[-+]?\d+", word):
                 return int(word)
             return number
+        if not self.depth:
+            raise LooseJSONError(f"bare word {word!r} is not a JSON value")
         if word[0] in "{[" or any(c in word for c in "\"'"):
             raise LooseJSONError(f"cannot read {word!r}")
         # Bareword values: allow words separated by spaces up to a delimiter.

@@ -28,7 +28,11 @@ def compact_catalog(catalog: Catalog) -> str:
     lines = []
     for tool in catalog:
         params = tool.parameters or {}
-        props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+        props = (
+            params.get("properties")
+            if isinstance(params.get("properties"), dict)
+            else {}
+        )
         required = set(params.get("required") or ())
         args = ", ".join(
             f"{key}{'' if key in required else '?'}: {_type_name(prop)}"
@@ -57,7 +61,8 @@ def tools_json(catalog: Catalog) -> list[dict[str, Any]]:
 def tools_json_lines(catalog: Catalog) -> str:
     """One compact JSON function signature per line (Hermes/Qwen ``<tools>``)."""
     return "\n".join(
-        json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in tools_json(catalog)
+        json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        for item in tools_json(catalog)
     )
 
 

@@ -12,7 +12,14 @@ from typing import Any
 
 __all__ = ["PyCallError", "parse_python_calls"]
 
-_NAMED = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
+_NAMED = {
+    "True": True,
+    "False": False,
+    "None": None,
+    "true": True,
+    "false": False,
+    "null": None,
+}
 
 
 class PyCallError(ValueError):

@@ -248,7 +248,9 @@ def auto_names() -> tuple[str, ...]:
     return tuple(ordered)
 
 
-def resolve_dialect(tool_format: str | None = "auto", model: str | None = None) -> Dialect:
+def resolve_dialect(
+    tool_format: str | None = "auto", model: str | None = None
+) -> Dialect:
     """Turn a ``tool_format`` setting into a dialect.
 
     ``"auto"`` (or empty): a chain over every dialect, most specific markers

@@ -48,7 +48,9 @@ register_reasoning_delimiters("<thinking>", "</thinking>")
 register_reasoning_delimiters("<reasoning>", "</reasoning>")
 register_reasoning_delimiters("[THINK]", "[/THINK]", lone_closer=True)
 register_reasoning_delimiters("<seed:think>", "</seed:think>", lone_closer=True)
-register_reasoning_delimiters("<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True)
+register_reasoning_delimiters(
+    "<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True
+)
 register_reasoning_delimiters("<|channel>thought", "<channel|>")
 register_reasoning_delimiters(
     "<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>")
@@ -81,7 +83,11 @@ def split_reasoning(text: str) -> tuple[str, str]:
                     continue
                 for closer in closers:
                     idx = text.find(closer, 0, limit)
-                    if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
+                    if (
+                        idx >= 0
+                        and text.find(opener, 0, idx) < 0
+                        and (lone < 0 or idx < lone)
+                    ):
                         lone, lone_len = idx, len(closer)
             if lone >= 0:
                 reasoning.append(text[:lone])

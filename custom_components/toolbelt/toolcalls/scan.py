@@ -65,7 +65,10 @@ def _array_salvage(
         except LooseJSONError:
             return None
         found = calls_from_value(
-            value, catalog, raw=text[pos:end], id_style=id_style,
+            value,
+            catalog,
+            raw=text[pos:end],
+            id_style=id_style,
             require_arguments=require_arguments,
         )
         if found is None:
@@ -116,7 +119,10 @@ def json_calls_at(
             return _array_salvage(text, pos, catalog, id_style, require_arguments)
         return None
     found = calls_from_value(
-        value, catalog, raw=text[pos:end], id_style=id_style,
+        value,
+        catalog,
+        raw=text[pos:end],
+        id_style=id_style,
         require_arguments=require_arguments,
     )
     if found is None:
@@ -140,6 +146,7 @@ def leading_json_calls(
     model showing an example array is not calling anything.
     """
     pos = reply_start(text) if start is None else skip_ws(text, start)
+    span_start = pos
     found: list[Found] = []
     while pos < len(text) and text[pos] in "{[":
         result = json_calls_at(
@@ -148,16 +155,14 @@ def leading_json_calls(
         if result is None:
             break
         calls, end = result
-        found.extend(_spans(pos, end, calls))
+        found.extend(_spans(span_start, end, calls))
         nxt = skip_ws(text, end)
         if nxt < len(text) and text[nxt] in separators:
             nxt = skip_ws(text, nxt + 1)
-            end = nxt
         if nxt >= len(text) or text[nxt] not in "{[":
-            if end > found[-1].end:
-                found[-1] = Found(found[-1].start, end, found[-1].call)
             break
-        pos = nxt
+        # The separator between two values belongs to the next call's span.
+        span_start, pos = end, nxt
     return found
 
 
@@ -168,7 +173,9 @@ def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[F
     return [Found(start, end, call) for call in calls]
 
 
-def tag_blocks(text: str, opener: str, closer: str) -> Iterator[tuple[int, int, int, int]]:
+def tag_blocks(
+    text: str, opener: str, closer: str
+) -> Iterator[tuple[int, int, int, int]]:
     """Yield ``(start, body_start, body_end, end)`` for each ``opener...closer``.
 
     JSON-aware: a closer inside a JSON string in the body does not end the
@@ -226,21 +233,41 @@ def find_fences(text: str) -> list[Fence]:
             return fences
         ticks = match.group(1)
         body_start = match.end()
-        close = re.compile(rf"^[ \t]*{re.escape(ticks)}[ \t]*$", re.M).search(text, body_start)
+        close = re.compile(rf"^[ \t]*{re.escape(ticks)}[ \t]*$", re.M).search(
+            text, body_start
+        )
         if close is None:
             # Also accept a closer glued to the end of the last body line.
             glued = text.find(ticks, body_start)
             if glued < 0:
                 fences.append(
-                    Fence(match.start(), len(text), match.group(2).strip(), body_start, len(text))
+                    Fence(
+                        match.start(),
+                        len(text),
+                        match.group(2).strip(),
+                        body_start,
+                        len(text),
+                    )
                 )
                 return fences
             fences.append(
-                Fence(match.start(), glued + len(ticks), match.group(2).strip(), body_start, glued)
+                Fence(
+                    match.start(),
+                    glued + len(ticks),
+                    match.group(2).strip(),
+                    body_start,
+                    glued,
+                )
             )
             pos = glued + len(ticks)
             continue
         fences.append(
-            Fence(match.start(), close.end(), match.group(2).strip(), body_start, close.start())
+            Fence(
+                match.start(),
+                close.end(),
+                match.group(2).strip(),
+                body_start,
+                close.start(),
+            )
         )
         pos = close.end()

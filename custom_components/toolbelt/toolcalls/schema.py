@@ -144,14 +144,19 @@ def coerce_value(schema: dict[str, Any] | None, value: Any) -> Any:
             if result is not _FAIL:
                 return result
         return value
-    for branch in _branches(schema):
+    branches = _branches(schema)
+    if any(not _errors(branch, value, "") for branch in branches):
+        return value  # already fits one form as it is
+    for branch in branches:
         result = coerce_value(branch, value)
         if not _errors(branch, result, ""):
             return result
     return value
 
 
-def coerce_arguments(schema: dict[str, Any] | None, args: dict[str, Any]) -> dict[str, Any]:
+def coerce_arguments(
+    schema: dict[str, Any] | None, args: dict[str, Any]
+) -> dict[str, Any]:
     """Lenient schema-guided coercion of a call's arguments (never without a schema)."""
     if not isinstance(schema, dict) or not isinstance(args, dict):
         return args
@@ -246,9 +251,13 @@ def _errors(schema: dict[str, Any], value: Any, path: str) -> list[str]:
     return problems
 
 
-def _object_errors(schema: dict[str, Any], value: dict[str, Any], path: str) -> list[str]:
+def _object_errors(
+    schema: dict[str, Any], value: dict[str, Any], path: str
+) -> list[str]:
     prefix = f"{path}." if path else ""
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = (
+        schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    )
     problems = [
         f"missing required argument: {prefix}{key}"
         for key in schema.get("required") or ()
@@ -264,7 +273,9 @@ def _object_errors(schema: dict[str, Any], value: dict[str, Any], path: str) -> 
     return problems
 
 
-def validate_arguments(schema: dict[str, Any] | None, args: dict[str, Any]) -> dict[str, Any]:
+def validate_arguments(
+    schema: dict[str, Any] | None, args: dict[str, Any]
+) -> dict[str, Any]:
     """Coerce then check ``args``; return the coerced dict or raise ``ArgumentError``.
 
     The message names every bad field and the expected type, e.g.

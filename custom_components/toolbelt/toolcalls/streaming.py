@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 import re
 
-__all__ = ["DEFAULT_REASONING", "DEFAULT_START_MARKERS", "REACT_LABELS", "StreamDetector"]
+__all__ = [
+    "DEFAULT_REASONING",
+    "DEFAULT_START_MARKERS",
+    "REACT_LABELS",
+    "StreamDetector",
+]
 
 # Labels that open a ReAct scratchpad when they start the reply.
 REACT_LABELS: tuple[str, ...] = (
@@ -28,6 +33,8 @@ REACT_LABELS: tuple[str, ...] = (
     "**Thought",
     "**Action",
 )
+# ReAct/header labels also count at the start of any line (after indentation).
+LINE_MARKERS: tuple[str, ...] = (*REACT_LABELS, "# Tool:", "Final Answer:")
 # Call starts that need no marker but only count at the start of the reply.
 DEFAULT_START_MARKERS: tuple[str, ...] = (
     "{",
@@ -77,6 +84,7 @@ class StreamDetector:
         names: Iterable[str] = (),
         reasoning: Iterable[tuple[str, tuple[str, ...]]] = DEFAULT_REASONING,
         start_in_reasoning: bool = False,
+        line_markers: Iterable[str] = LINE_MARKERS,
     ) -> None:
         self._markers = tuple(sorted({m for m in markers if m}, key=len, reverse=True))
         self._starts = tuple(
@@ -85,7 +93,9 @@ class StreamDetector:
         self._reasoning = {opener: tuple(closers) for opener, closers in reasoning}
         watched = (*self._markers, *self._reasoning)
         self._pattern = (
-            re.compile("|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True)))
+            re.compile(
+                "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
+            )
             if watched
             else None
         )
@@ -93,6 +103,15 @@ class StreamDetector:
         self._start_prefixes = _prefixes(self._starts)
         self._firsts = frozenset(m[0] for m in watched)
         self._maxlen = max((len(m) for m in watched), default=1)
+        lines = sorted({m for m in line_markers if m}, key=len, reverse=True)
+        self._line_re = (
+            re.compile(r"(?m)^[ \t]*(?:" + "|".join(re.escape(m) for m in lines) + ")")
+            if lines
+            else None
+        )
+        self._line_prefixes = _prefixes(lines)
+        self._lstrip = False  # drop whitespace after a Final Answer label
+        self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""
         self._closers: tuple[str, ...] = ()
         self._mode = _TEXT
@@ -128,6 +147,8 @@ class StreamDetector:
         text = "".join(out)
         if text:
             self._released.append(text)
+            last = text.rsplit("\n", 1)
+            self._bol = (len(last) == 2 or self._bol) and not last[-1].strip(" \t")
             if self._at_start and text.strip():
                 self._at_start = False
         return text
@@ -175,9 +196,15 @@ class StreamDetector:
             self._buf = buf[final.end() :]
             self._mode = _TEXT
             self._at_start = False
+            self._lstrip = True
             return True
         if self._mode != _TEXT:
             return False
+        if self._lstrip:
+            buf = self._buf = buf.lstrip()
+            if not buf:
+                return False
+            self._lstrip = False
         if self._at_start:
             stripped = buf.lstrip()
             if not stripped:
@@ -191,6 +218,15 @@ class StreamDetector:
             if stripped in self._start_prefixes:
                 return False
         match = self._pattern.search(buf) if self._pattern else None
+        line = self._line_re.search(buf) if self._line_re else None
+        if line is not None and line.start() == 0 and not self._bol:
+            line = self._line_re.search(buf, 1)  # buf starts mid-line
+        if line is not None and (match is None or line.start() <= match.start()):
+            # A scratchpad line: hold from its start; Final Answer may release.
+            out.append(buf[: line.start()])
+            self._buf = buf[line.start() :]
+            self._mode = _REACT
+            return True
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
@@ -209,6 +245,13 @@ class StreamDetector:
             if buf[index] in self._firsts and buf[index:] in self._prefixes:
                 cut = index
                 break
+        if self._line_re is not None:
+            newline = buf.rfind("\n", 0, cut)
+            if newline >= 0 or self._bol:
+                line_start = newline + 1
+                tail = buf[line_start:cut].lstrip(" \t")
+                if tail in self._line_prefixes or (not tail and line_start < cut):
+                    cut = line_start  # the new line may begin a label
         if self._at_start and not buf[:cut].strip():
             # Only whitespace so far: keep it until the reply really starts.
             return False

@@ -22,7 +22,7 @@ _TYPES: Mapping[str, Any] = {
 }
 
 
-def tool_parameters(schema: Mapping[str, Any]) -> vol.Schema:
+def json_schema_to_voluptuous(schema: Mapping[str, Any]) -> vol.Schema:
     """voluptuous schema for an object JSON schema (properties, required, enum)."""
     required = set(schema.get("required", ()))
     fields: dict[Any, Any] = {}
@@ -42,4 +42,4 @@ def _validator(prop: Mapping[str, Any]) -> Any:
         return [_validator(items)] if isinstance(items, Mapping) and items else list
     if "anyOf" in prop:
         return vol.Any(*(_validator(option) for option in prop["anyOf"]))
-    return _TYPES.get(kind, object)
+    return _TYPES.get(kind, str)

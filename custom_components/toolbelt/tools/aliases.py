@@ -139,3 +139,23 @@ def should_offer_time(other_tool_names: Iterable[str]) -> bool:
         name == "GetDateTime" or name.endswith("__GetDateTime")
         for name in other_tool_names
     )
+
+
+def route_call(
+    name: str, arguments: Mapping[str, Any] | None, offered: Iterable[str]
+) -> tuple[str, dict[str, Any]] | None:
+    """Map a call to the name of one of our tools that is actually offered.
+
+    For a loop that sees 'store_memory' while the catalog has 'memory' (or, next to
+    Assist, 'toolbelt-tools__memory'). Call it only when ``name`` itself is not
+    offered, so a user's script that happens to be called 'remember' still wins.
+    """
+    resolved = resolve_tool_call(name, arguments)
+    if resolved is None:
+        return None
+    tool, args = resolved
+    names = set(offered)
+    for candidate in (tool, NAMESPACE_PREFIX + tool):
+        if candidate in names:
+            return candidate, args
+    return None

@@ -14,14 +14,16 @@ import time
 from typing import Any
 
 from homeassistant.config_entries import ConfigEntry
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.const import EVENT_HOMEASSISTANT_STOP
+from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
-from ._compat_needs import tool_parameters  # TODO(lead): from ..compat import ...
+from ..compat import tool_metadata
+from ._compat_needs import json_schema_to_voluptuous  # lead: move into compat
 from .aliases import resolve_tool_call, should_offer_time
 from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
@@ -38,6 +40,13 @@ from .tool import Tool, ToolOutcome
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
 DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
+# tool -> (read_only, open_world), for HA versions that annotate tools.
+TOOL_HINTS = {
+    "memory": (False, False),
+    "search": (True, True),
+    "web_fetch": (True, True),
+    "time": (True, False),
+}
 
 API_PROMPT = (
     "Toolbelt tools: use `memory` to recall what the user told you before "
@@ -58,6 +67,14 @@ class ToolsHub:
         self.unregister_api: Callable[[], None] | None = None
         self._services: ToolServices | None = None
         self._sqlite: SqliteMemory | None = None
+        # Close the memory file even if HA stops without unloading the entry.
+        self._unsub_stop = hass.bus.async_listen_once(
+            EVENT_HOMEASSISTANT_STOP, self._async_on_stop
+        )
+
+    async def _async_on_stop(self, _event: Event) -> None:
+        self._unsub_stop = None
+        await self.async_close()
 
     def settings(self) -> ToolSettings:
         """Settings from the first entry with a tools subentry."""
@@ -83,6 +100,9 @@ class ToolsHub:
 
     async def async_close(self) -> None:
         """Close the memory store (its thread and connection)."""
+        if self._unsub_stop is not None:
+            self._unsub_stop()
+            self._unsub_stop = None
         self._services = None
         if self._sqlite is not None:
             await self._sqlite.async_close()
@@ -116,6 +136,8 @@ class ToolbeltToolsAPI(llm.API):
             llm_context=llm_context,
             tools=tools,
             turn=turn,
+            hub=self.hub,
+            user_id=user_id,
         )
 
 
@@ -124,9 +146,15 @@ class ToolbeltAPIInstance(llm.APIInstance):
     """Routes legacy tool names (store_memory, web_search, ...) to our tools."""
 
     turn: TurnRecord
+    hub: ToolsHub
+    user_id: str | None = None
 
     async def async_call_tool(self, tool_input: llm.ToolInput) -> JsonObjectType:
-        """Call by canonical or legacy name; unknown names raise like HA does."""
+        """Call by canonical or legacy name; unknown names raise like HA does.
+
+        A tool of ours that is not offered (search with no backend) still runs, so
+        the model reads why it cannot work instead of 'not found'.
+        """
         resolved = resolve_tool_call(tool_input.tool_name, tool_input.tool_args)
         if resolved is not None:
             name, args = resolved
@@ -136,11 +164,17 @@ class ToolbeltAPIInstance(llm.APIInstance):
                 return await tool.async_call(
                     self.api.hass, tool_input, self.llm_context
                 )
+        if (ours := TOOLS_BY_NAME.get(tool_input.tool_name)) is not None:
+            hidden = ToolbeltLlmTool(ours, self.hub, self.turn, self.user_id)
+            return await hidden.async_call(self.api.hass, tool_input, self.llm_context)
         raise HomeAssistantError(f'Tool "{tool_input.tool_name}" not found')
 
 
 class ToolbeltLlmTool(llm.Tool):
     """An HA llm.Tool that runs one of our Tool objects and traces the call."""
+
+    is_device_command = False
+    """None of our tools touches a device (read by the loop's device cap)."""
 
     def __init__(
         self, tool: Tool, hub: ToolsHub, turn: TurnRecord, user_id: str | None
@@ -148,12 +182,24 @@ class ToolbeltLlmTool(llm.Tool):
         """Copy name/description; parameters come from the tool's JSON schema."""
         self.name = tool.name
         self.description = tool.description
-        self.parameters = tool_parameters(tool.schema)
+        self.parameters = json_schema_to_voluptuous(tool.schema)
         self.json_schema = tool.schema
+        read_only, open_world = TOOL_HINTS.get(tool.name, (False, False))
+        for attr, value in tool_metadata(
+            read_only=read_only, open_world=open_world
+        ).items():
+            setattr(self, attr, value)
         self.tool = tool
         self._hub = hub
         self._turn = turn
         self._user_id = user_id
+
+    def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
+        """Reads may run concurrently; memory writes (store/update/delete) may not."""
+        if self.name != "memory":
+            return True
+        action = (arguments or {}).get("action", "search")
+        return str(action).strip().lower() == "search"
 
     async def async_call(
         self,

@@ -121,7 +121,10 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             except ValueError:
                 errors[CONF_FETCH_ALLOW_LIST] = "invalid_allow_list"
             else:
+                previous_search = self._data.get(CONF_SEARCH_BACKEND)
                 self._data.update(user_input)
+                if self._data[CONF_SEARCH_BACKEND] != previous_search:
+                    _drop(self._data, _SEARCH_KEYS)
                 self._data[CONF_FETCH_ALLOW_LIST] = sorted(allow.hosts) + [
                     str(net) for net in allow.networks
                 ]
@@ -197,6 +200,8 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
         errors: dict[str, str] = {}
         if user_input is not None:
             candidate = {**self._data, **user_input}
+            if not candidate.get(CONF_SEARCH_URL):
+                candidate.pop(CONF_SEARCH_URL, None)
             errors = await self._test_search(candidate)
             if not errors:
                 self._data = candidate
@@ -212,7 +217,11 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             fields = {
                 vol.Required(
                     CONF_SEARCH_API_KEY, default=data.get(CONF_SEARCH_API_KEY, "")
-                ): TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+                ): TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD)),
+                # Empty means the official service; set for a compatible proxy.
+                vol.Optional(
+                    CONF_SEARCH_URL, default=data.get(CONF_SEARCH_URL, "")
+                ): TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
             }
         return self.async_show_form(
             step_id="search",
@@ -224,10 +233,6 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
     async def _after_memory(self) -> SubentryFlowResult:
         backend = self._data[CONF_SEARCH_BACKEND]
         if backend == SEARCH_SEARXNG or backend in SEARCH_NEEDS_KEY:
-            if backend == SEARCH_SEARXNG:
-                self._data.pop(CONF_SEARCH_API_KEY, None)
-            else:
-                self._data.pop(CONF_SEARCH_URL, None)
             return await self.async_step_search()
         _drop(self._data, _SEARCH_KEYS)
         return self._finish()

@@ -23,6 +23,13 @@ class BackendError(ToolError):
 class BackendAuthError(BackendError):
     """The backend refused our credentials or configuration; the user must fix it."""
 
+    def __init__(
+        self, backend: str, message: str, user_hint: str | None = None
+    ) -> None:
+        super().__init__(backend, message)
+        self.user_hint = user_hint or message
+        """What to fix, worded for the person reading a repair issue."""
+
 
 class BackendRateLimitedError(BackendError):
     """The backend asked us to slow down (HTTP 429 or equivalent)."""

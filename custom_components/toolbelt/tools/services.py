@@ -142,7 +142,7 @@ class ToolServices:
             is_persistent=False,
             severity=ir.IssueSeverity.ERROR,
             translation_key=ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH,
-            translation_placeholders={"backend": err.backend, "details": str(err)},
+            translation_placeholders={"backend": err.backend, "details": err.user_hint},
         )
 
     def clear_auth_issue(self, *, memory: bool = False) -> None:

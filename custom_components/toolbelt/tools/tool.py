@@ -66,6 +66,7 @@ class Tool:
         self.arg_aliases = dict(arg_aliases or {})
         self.timeout = timeout
         self.schema, self._injected = _build_schema(fn, _arg_descriptions(doc))
+        self._enums = _enum_params(fn)
 
     @property
     def openai_schema(self) -> dict[str, Any]:
@@ -102,6 +103,9 @@ class Tool:
         """Validate, run and stringify; every failure becomes an ERROR text."""
         try:
             kwargs = self.validate_args(args)
+            for param, enum_cls in self._enums.items():
+                if param in kwargs:
+                    kwargs[param] = enum_cls(kwargs[param])
             for param in self._injected:
                 kwargs[param] = context
             call = self.fn(**kwargs)
@@ -201,6 +205,16 @@ def _build_schema(
     if required:
         schema["required"] = required
     return schema, injected
+
+
+def _enum_params(fn: Callable[..., Any]) -> dict[str, type[enum.Enum]]:
+    """Parameters annotated with an Enum: the model's value becomes the member."""
+    found = {}
+    for name, annotation in get_type_hints(fn).items():
+        inner = _unwrap_optional(annotation)[1]
+        if isinstance(inner, type) and issubclass(inner, enum.Enum):
+            found[name] = inner
+    return found
 
 
 def _plain(value: Any) -> Any:

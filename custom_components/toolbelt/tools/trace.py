@@ -3,7 +3,8 @@
 Each call records tool, action, backend, latency and error. Turns are kept in a
 small ring buffer (oldest dropped first) together with their numbered references.
 Everything leaving this module goes through redaction: configured secrets are cut
-out of any text, and secret-looking argument keys are masked.
+out of any text, secret-looking argument keys are masked, and what the user asked
+the memory to keep is reduced to its length.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ REDACTED = "**REDACTED**"
 SECRET_KEYS = frozenset(
     {"api_key", "apikey", "key", "token", "password", "secret", "authorization"}
 )
+# Diagnostics get posted in public bug reports: never include remembered facts.
+PRIVATE_MEMORY_ARGS = frozenset({"content", "query", "fact", "text", "memory"})
 MAX_TURNS = 20
 MAX_ARG_CHARS = 200
 
@@ -99,12 +102,19 @@ def _redact_call(call: CallTrace, secrets: list[str]) -> dict[str, Any]:
         "ok": call.ok,
         "error": scrub(call.error, secrets) if call.error else None,
         "arguments": {
-            key: REDACTED
-            if key.lower() in SECRET_KEYS
-            else scrub(_short(value), secrets)
+            key: _argument(call.tool, key, value, secrets)
             for key, value in call.arguments.items()
         },
     }
+
+
+def _argument(tool: str, key: str, value: Any, secrets: list[str]) -> str:
+    """Secrets masked; what people told the memory is reduced to its length."""
+    if key.lower() in SECRET_KEYS:
+        return REDACTED
+    if tool == "memory" and key in PRIVATE_MEMORY_ARGS:
+        return f"<{len(str(value))} characters>"
+    return scrub(_short(value), secrets)
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

@@ -12,15 +12,20 @@ from collections.abc import Iterable, Sequence
 import json
 from typing import Any
 
-from ..calls import Found
-from ..catalog import Catalog, fold
-from ..jsonrepair import LooseJSONError, loads_loose
-from ..model import RejectedCall, ToolCall
-from ..schema import coerce_text_value
+from custom_components.toolbelt.toolcalls.calls import Found
+from custom_components.toolbelt.toolcalls.catalog import Catalog, fold
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from custom_components.toolbelt.toolcalls.scan import json_calls_at
+from custom_components.toolbelt.toolcalls.schema import coerce_text_value
 
 __all__ = [
     "REASONING_TAGS",
-    "json_block",
+    "marked_json_calls",
     "positional_kwargs",
     "prefer_outside_reasoning",
     "reasoning_spans",
@@ -167,24 +172,19 @@ def positional_kwargs(
     return merged
 
 
-def json_block(
-    catalog: Catalog, body: str, *, raw: str
-) -> list[ToolCall | RejectedCall] | None:
-    """Calls from a JSON payload (object, array or ``{"tool_calls": [...]}``).
+def marked_json_calls(
+    text: str, pos: int, catalog: Catalog
+) -> tuple[list[ToolCall | RejectedCall], int] | None:
+    """JSON calls right after a call marker, where a cut-off payload still means a call.
 
-    None when the payload is not call-shaped JSON; a truncated payload gives
-    one ``RejectedCall`` so it is reported and never dispatched.
+    Like ``scan.json_calls_at``, but a payload that is never closed (generation
+    stopped inside it) gives one ``RejectedCall`` instead of nothing, so it is
+    reported and its text does not reach the content.
     """
-    from ..calls import calls_from_value
-    from ..jsonrepair import TruncatedJSONError
-
-    stripped = body.strip()
-    if not stripped:
-        return None
-    try:
-        value = loads_loose(stripped)
-    except TruncatedJSONError:
-        return [RejectedCall(name="", raw=raw, reason="arguments are truncated")]
-    except LooseJSONError:
-        return None
-    return calls_from_value(value, catalog, raw=raw)
+    result = json_calls_at(text, pos, catalog)
+    if result is not None:
+        return result
+    if pos < len(text) and text[pos] in "{[" and find_json_end(text, pos) < 0:
+        raw = text[pos:]
+        return [RejectedCall(name="", raw=raw, reason="call is truncated")], len(text)
+    return None

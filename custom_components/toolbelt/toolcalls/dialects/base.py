@@ -11,9 +11,9 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from ..catalog import Catalog
-    from ..model import ParseResult, ToolCall
-    from ..streaming import StreamDetector
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+    from custom_components.toolbelt.toolcalls.streaming import StreamDetector
 
 
 class Dialect:
@@ -52,7 +52,11 @@ class Dialect:
 
     def format_result(self, call: ToolCall, result: Any) -> str:
         """Render a tool result as text for a synthetic user message (fallback mode)."""
-        body = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        body = (
+            result
+            if isinstance(result, str)
+            else json.dumps(result, ensure_ascii=False)
+        )
         return f"Result of {call.name}: {body}"
 
     def sanitize(self, text: str) -> str:
@@ -66,6 +70,6 @@ class Dialect:
         one, because the loop may fall back to another format. ``names`` are
         catalog tool names (formats that open with a bare name).
         """
-        from ..registry import detector_for
+        from custom_components.toolbelt.toolcalls.registry import detector_for
 
         return detector_for(self, names=names)

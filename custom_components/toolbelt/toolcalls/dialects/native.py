@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from ..calls import make_call
-from ..catalog import Catalog
-from ..model import ParseResult, RejectedCall, ToolCall
-from ..sanitize import clean
+from custom_components.toolbelt.toolcalls.calls import make_call
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.model import (
+    ParseResult,
+    RejectedCall,
+    ToolCall,
+)
+from custom_components.toolbelt.toolcalls.sanitize import clean
+
 from .base import Dialect
 
 __all__ = ["NativeDialect", "from_openai_tool_calls"]
@@ -33,7 +38,9 @@ def from_openai_tool_calls(
     for item in tool_calls or ():
         func = _get(item, "function")
         name = _get(func, "name") if func is not None else _get(item, "name")
-        arguments = _get(func, "arguments") if func is not None else _get(item, "arguments")
+        arguments = (
+            _get(func, "arguments") if func is not None else _get(item, "arguments")
+        )
         try:
             raw = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
         except (TypeError, ValueError):

@@ -1,8 +1,10 @@
 """Fetch one web page as readable text, safely.
 
-Redirects are followed by hand so that every hop passes the SSRF check; the body is
-read in chunks up to a byte cap so a huge or endless page cannot fill memory; binary
-content is refused before it is read; one deadline covers the whole fetch.
+Redirects are followed by hand so that every hop passes the SSRF check, and each
+request connects to the very addresses that were checked (no second DNS lookup to
+rebind). The body is read in chunks up to a byte cap so a huge or endless page
+cannot fill memory; binary content is refused before it is read; one deadline
+covers the whole fetch.
 """
 
 from __future__ import annotations
@@ -10,16 +12,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-import ipaddress
 from typing import Any
 
 import aiohttp
-from aiohttp.resolver import DefaultResolver
+from aiohttp.resolver import ThreadedResolver
 from yarl import URL
 
 from ..errors import FetchFailedError, FetchRefusedError
 from .extract import decode_text, extract_html, truncate_text
-from .ssrf import AllowList, Resolver, check_address, check_url
+from .ssrf import AllowList, IPAddress, Resolver, check_url
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -74,7 +75,7 @@ class WebFetcher:
         """Set up; run_blocking runs extraction off the loop (HA's executor)."""
         self._session = session
         self._allow = allow or AllowList()
-        self._resolver = resolver or DefaultResolver()
+        self._resolver = resolver or ThreadedResolver()
         self._run_blocking = run_blocking or asyncio.to_thread
         self.timeout = timeout
         self._max_bytes = max_bytes
@@ -98,10 +99,7 @@ class WebFetcher:
     async def _fetch(self, url: URL, max_chars: int) -> FetchedPage:
         for _hop in range(self._max_redirects + 1):
             addresses = await check_url(url, self._allow, self._resolver)
-            async with self._session.get(
-                url, allow_redirects=False, headers=HEADERS
-            ) as resp:
-                self._check_peer(url, resp, addresses)
+            async with await self._get(url, addresses) as resp:
                 if resp.status in REDIRECT_STATUSES:
                     url = _next_hop(url, resp)
                     continue
@@ -110,32 +108,40 @@ class WebFetcher:
                         f"{url.host} answered HTTP {resp.status} {resp.reason or ''}"
                         f" for {url}.".replace("  ", " ")
                     )
-                content_type = _check_content_type(resp)
+                content_type = _check_content_type(url, resp)
                 body, cut = await self._read_capped(resp)
-                return await self._to_page(resp, content_type, body, cut, max_chars)
+                return await self._to_page(
+                    url, resp, content_type, body, cut, max_chars
+                )
         raise FetchFailedError(
             f"More than {self._max_redirects} redirects starting at {url}; gave up."
         )
 
-    def _check_peer(
-        self,
-        url: URL,
-        resp: aiohttp.ClientResponse,
-        addresses: list[ipaddress.IPv4Address | ipaddress.IPv6Address],
-    ) -> None:
-        """Refuse when the connected peer is not an address we checked.
+    async def _get(
+        self, url: URL, addresses: list[IPAddress]
+    ) -> aiohttp.ClientResponse:
+        """GET url, connecting only to the addresses we checked.
 
-        Closes the gap where DNS answers differently between our check and the
-        session's own lookup (DNS rebinding).
+        The request goes to the IP itself, with the real name in the Host header
+        and as the TLS server name, so a second DNS answer (rebinding) can never
+        redirect the connection. Addresses are tried in order.
         """
-        if resp.connection is None or resp.connection.transport is None:
-            return
-        peer = resp.connection.transport.get_extra_info("peername")
-        if not peer:
-            return
-        address = ipaddress.ip_address(peer[0].split("%")[0])
-        if address not in addresses:
-            check_address(url.host or "", address, self._allow)
+        if not addresses or url.host in (str(a) for a in addresses):
+            return await self._session.get(url, allow_redirects=False, headers=HEADERS)
+        host_header = url.host if url.is_default_port() else f"{url.host}:{url.port}"
+        last_error: aiohttp.ClientError | None = None
+        for address in addresses:
+            try:
+                return await self._session.get(
+                    url.with_host(str(address)),
+                    allow_redirects=False,
+                    headers={**HEADERS, "Host": host_header},
+                    server_hostname=url.host if url.scheme == "https" else None,
+                )
+            except aiohttp.ClientConnectorError as err:
+                last_error = err
+        assert last_error is not None
+        raise last_error
 
     async def _read_capped(self, resp: aiohttp.ClientResponse) -> tuple[bytes, bool]:
         """Read at most max_bytes; refuse early when the size is declared too big."""
@@ -158,6 +164,7 @@ class WebFetcher:
 
     async def _to_page(
         self,
+        url: URL,
         resp: aiohttp.ClientResponse,
         content_type: str,
         body: bytes,
@@ -166,14 +173,14 @@ class WebFetcher:
     ) -> FetchedPage:
         if b"\x00" in body[:4096]:
             raise FetchRefusedError(
-                f"{resp.url} is binary data labelled {content_type}; only text pages "
+                f"{url} is binary data labelled {content_type}; only text pages "
                 "can be read."
             )
         if content_type in HTML_TYPES or (
             not content_type
             and body.lstrip()[:15].lower().startswith(b"<!doctype html")
         ):
-            extracted = await self._run_blocking(extract_html, body, str(resp.url))
+            extracted = await self._run_blocking(extract_html, body, str(url))
             title, text = extracted.title, extracted.text
         else:
             title, text = None, decode_text(body, resp.charset)
@@ -183,7 +190,7 @@ class WebFetcher:
         if cut and not truncated:
             text += "\n[… cut: the page is larger than the download limit]"
         return FetchedPage(
-            url=str(resp.url),
+            url=str(url),
             title=title,
             text=text,
             content_type=content_type or "unknown",
@@ -210,12 +217,12 @@ def _next_hop(url: URL, resp: aiohttp.ClientResponse) -> URL:
     if not location:
         raise FetchFailedError(f"{url} redirected without saying where to.")
     try:
-        return resp.url.join(URL(location))
+        return url.join(URL(location))
     except ValueError as err:
         raise FetchFailedError(f"{url} redirected to an invalid URL.") from err
 
 
-def _check_content_type(resp: aiohttp.ClientResponse) -> str:
+def _check_content_type(url: URL, resp: aiohttp.ClientResponse) -> str:
     """Refuse binary types before reading the body; '' means the server did not say."""
     if "Content-Type" not in resp.headers:
         return ""
@@ -228,6 +235,5 @@ def _check_content_type(resp: aiohttp.ClientResponse) -> str:
     ):
         return content_type
     raise FetchRefusedError(
-        f"{resp.url} is {content_type}, not a text page; web_fetch only reads text "
-        "and HTML."
+        f"{url} is {content_type}, not a text page; web_fetch only reads text and HTML."
     )

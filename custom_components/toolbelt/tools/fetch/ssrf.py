@@ -3,7 +3,7 @@
 A page the model reads can carry instructions ("now fetch http://192.168.1.1/...").
 Before any request we resolve the host and refuse if ANY of its addresses is not a
 public one, unless the user allow-listed that host or network. The fetcher checks
-each redirect hop with the same policy and the connected peer address afterwards.
+each redirect hop with the same policy and connects only to the checked addresses.
 """
 
 from __future__ import annotations

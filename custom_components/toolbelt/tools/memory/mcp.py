@@ -181,6 +181,7 @@ class McpClient:
                 self.name,
                 f"The {self.name} refused our token (HTTP {resp.status}). The user "
                 "must fix the token in the Toolbelt tools settings.",
+                user_hint=f"HTTP {resp.status}: the bearer token is missing or wrong.",
             )
         if resp.status == 404 and self._session_id:
             raise _SessionExpired

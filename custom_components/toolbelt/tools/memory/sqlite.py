@@ -109,9 +109,9 @@ class SqliteMemory(MemoryBackend):
         return await loop.run_in_executor(self._executor, self._with_conn, fn)
 
     def _with_conn(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        if self._conn is None:
-            self._conn = self._open()
         try:
+            if self._conn is None:
+                self._conn = self._open()
             return fn(self._conn)
         except sqlite3.Error as err:
             raise ToolError(f"The memory database failed: {err}.") from err
@@ -123,9 +123,9 @@ class SqliteMemory(MemoryBackend):
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA busy_timeout=10000")
-        with _transaction(conn):
-            conn.executescript(_SCHEMA)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.executescript(
+            f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
+        )
         return conn
 
     async def search(self, user_id: str | None, query: str, limit: int) -> list[Memory]:
@@ -224,7 +224,8 @@ class SqliteMemory(MemoryBackend):
 
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, close)
-        self._executor.shutdown(wait=False)
+        # The queue is empty by now, so joining the thread is immediate.
+        self._executor.shutdown(wait=True)
 
 
 class _transaction:

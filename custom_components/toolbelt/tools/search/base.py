@@ -97,6 +97,7 @@ class SearchBackend(ABC):
                 f"{self.name} refused the request (HTTP {status}): the API key or "
                 f"access settings are wrong. {self.auth_hint} Tell the user; retrying "
                 "will not help.",
+                user_hint=f"HTTP {status}. {self.auth_hint}",
             )
         if status == 429:
             wait = headers.get("Retry-After")

@@ -60,5 +60,6 @@ class BraveSearch(SearchBackend):
                 self.name,
                 f"{self.name} says the subscription token is invalid. "
                 f"{self.auth_hint} Tell the user; retrying will not help.",
+                user_hint=f"The subscription token is invalid. {self.auth_hint}",
             )
         super()._raise_for_status(status, headers, body)

@@ -56,8 +56,8 @@ class DuckDuckGoSearch(SearchBackend):
         return parse_results(html, max_results)
 
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
-        """A 202 with an 'anomaly' page is DuckDuckGo's way of rate-limiting."""
-        if status == 202 or "anomaly-modal" in body:
+        """A 202 'anomaly' page, 403 or 429 is DuckDuckGo blocking us for a while."""
+        if status in (202, 403, 429) or "anomaly-modal" in body:
             raise BackendRateLimitedError(
                 self.name,
                 f"{self.name} is rate-limiting this address (bot check). Answer from "

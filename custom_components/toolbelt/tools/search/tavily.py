@@ -57,5 +57,7 @@ class TavilySearch(SearchBackend):
                 self.name,
                 f"{self.name} says the plan's usage limit is reached (HTTP {status}). "
                 "The user must upgrade the plan or wait for it to reset.",
+                user_hint=f"The plan's usage limit is reached (HTTP {status}); "
+                "upgrade the Tavily plan or wait for it to reset.",
             )
         super()._raise_for_status(status, headers, body)

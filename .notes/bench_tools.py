@@ -1,0 +1,80 @@
+"""Figures for the tools (run: .venv/bin/python .notes/bench_tools.py). Proposed for bench/."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+import statistics
+import tempfile
+import time
+
+from custom_components.toolbelt.tools.fetch.extract import extract_html
+from custom_components.toolbelt.tools.memory.sqlite import SqliteMemory
+
+
+def _page(paragraphs: int) -> bytes:
+    nav = "".join(f'<li><a href="/p{i}">Menu {i}</a></li>' for i in range(200))
+    body = "".join(
+        f"<p>Paragraph {i}: the quick brown fox jumps over the lazy dog while the "
+        f"eclipse crosses Spain and totality lasts one minute forty seconds.</p>"
+        for i in range(paragraphs)
+    )
+    html = (
+        f"<html><head><title>T</title><script>{'x=1;' * 2000}</script></head><body>"
+        f"<nav><ul>{nav}</ul></nav><article><h1>Guide</h1>{body}</article>"
+        f"<footer>{'cookie ' * 500}</footer></body></html>"
+    )
+    return html.encode()
+
+
+def bench_extract() -> None:
+    for paragraphs in (50, 1000, 8000):
+        page = _page(paragraphs)
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            extract_html(page)
+            times.append(time.perf_counter() - t0)
+        print(f"extract_html {len(page) / 1024:7.0f} KB: {min(times) * 1000:7.1f} ms")
+
+
+async def bench_memory() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteMemory(Path(tmp) / "m.db")
+        t0 = time.perf_counter()
+        stores = []
+        for i in range(200):
+            s0 = time.perf_counter()
+            await store.store(
+                None, f"Fact {i}: someone likes item {i % 37} on day {i % 7}."
+            )
+            stores.append(time.perf_counter() - s0)
+        print(
+            f"store (fsync'd commit): median {statistics.median(stores) * 1000:.2f} ms"
+        )
+        conn_rows = [
+            (None, f"Bulk fact {i} about topic {i % 113} and colour {i % 11}.")
+            for i in range(10000)
+        ]
+        await store._run(
+            lambda c: c.executemany(
+                "INSERT INTO memories(owner, content, created, updated) "
+                "VALUES (?, ?, 'x', 'x')",
+                conn_rows,
+            )
+        )
+        searches = []
+        for i in range(50):
+            s0 = time.perf_counter()
+            await store.search(None, f"what about topic {i} colour", 5)
+            searches.append(time.perf_counter() - s0)
+        print(
+            f"search over 10,200 memories: median {statistics.median(searches) * 1000:.2f} ms"
+        )
+        await store.async_close()
+        del t0
+
+
+if __name__ == "__main__":
+    bench_extract()
+    asyncio.run(bench_memory())

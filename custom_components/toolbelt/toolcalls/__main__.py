@@ -1,0 +1,75 @@
+"""Debug a model's tool calls from the command line.
+
+    python -m custom_components.toolbelt.toolcalls TOOLS.json < replies.jsonl
+
+TOOLS.json is an OpenAI ``tools`` list (the catalog). Each stdin line is
+``{"text": "..."}``; each output line is ``{"calls": [{"id", "name",
+"arguments"}], "content": "..."}`` from the ``auto`` chain. A bad line gives
+``{"error": "..."}`` and the run continues.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from .catalog import Catalog
+from .registry import resolve_dialect
+
+USAGE = "usage: python -m custom_components.toolbelt.toolcalls TOOLS.json < lines.jsonl"
+
+
+def _load_catalog(path: str) -> Catalog:
+    with open(path, encoding="utf-8") as handle:
+        tools = json.load(handle)
+    if isinstance(tools, dict) and isinstance(tools.get("tools"), list):
+        tools = tools["tools"]
+    if not isinstance(tools, list):
+        raise ValueError("TOOLS.json must hold an OpenAI tools list")
+    return Catalog.from_openai(tools)
+
+
+def _handle(line: str, catalog: Catalog, dialect) -> dict:
+    try:
+        item = json.loads(line)
+    except ValueError as err:
+        return {"error": f"input is not JSON: {err}"}
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        return {"error": 'each input line must be an object with a "text" string'}
+    try:
+        result = dialect.parse(item["text"], catalog)
+    except Exception as err:  # report and keep going
+        return {"error": f"{type(err).__name__}: {err}"}
+    return {
+        "calls": [
+            {"id": call.id, "name": call.name, "arguments": call.arguments}
+            for call in result.calls
+        ],
+        "content": result.content,
+    }
+
+
+def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Run the CLI; returns the process exit code."""
+    if len(argv) != 1 or argv[0] in ("-h", "--help"):
+        print(USAGE, file=stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    try:
+        catalog = _load_catalog(argv[0])
+    except (OSError, ValueError) as err:
+        print(f"cannot read {argv[0]}: {err}", file=stderr)
+        return 2
+    dialect = resolve_dialect("auto")
+    for line in stdin:
+        if not line.strip():
+            continue
+        stdout.write(
+            json.dumps(_handle(line, catalog, dialect), ensure_ascii=False) + "\n"
+        )
+        stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr))

@@ -1,0 +1,101 @@
+"""Swiss AI Apertus: ``<|tools_prefix|>[{"fn": {args}}]<|tools_suffix|>``.
+
+Each array element maps one function name to its arguments. The suffix is
+often missing, and the array may stop right after a complete element; what is
+complete is kept, a cut-off element is rejected. Reasoning is
+``<|inner_prefix|>…<|inner_suffix|>``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from custom_components.toolbelt.toolcalls.sanitize import register_reasoning_delimiters
+from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["ApertusDialect"]
+
+register_reasoning_delimiters("<|inner_prefix|>", "<|inner_suffix|>", lone_closer=True)
+
+
+def _element_calls(
+    catalog: Catalog, value: object, raw: str
+) -> list[ToolCall | RejectedCall]:
+    """``{"fn": {args}}`` (one or more names) -> calls."""
+    if not isinstance(value, dict) or not value:
+        return [RejectedCall(name="", raw=raw, reason="not a {name: arguments} object")]
+    return [make_call(catalog, name, args, raw=raw) for name, args in value.items()]
+
+
+def _array_calls(
+    text: str, pos: int, stop: int, catalog: Catalog
+) -> list[ToolCall | RejectedCall]:
+    """Read ``[{..}, {..}]`` element by element up to ``stop``."""
+    calls: list[ToolCall | RejectedCall] = []
+    pos = skip_ws(text, pos + 1)
+    while pos < stop and text[pos] == "{":
+        end = find_json_end(text, pos)
+        if end < 0 or end > stop:
+            chunk = text[pos:stop].rstrip()
+            try:
+                calls += _element_calls(catalog, loads_loose(chunk), chunk)
+            except LooseJSONError:
+                calls.append(
+                    RejectedCall(name="", raw=chunk, reason="call is truncated")
+                )
+            return calls
+        chunk = text[pos:end]
+        try:
+            calls += _element_calls(catalog, loads_loose(chunk), chunk)
+        except (TruncatedJSONError, LooseJSONError) as err:
+            calls.append(RejectedCall(name="", raw=chunk, reason=f"not JSON: {err}"))
+        pos = skip_ws(text, end)
+        if pos < stop and text[pos] == ",":
+            pos = skip_ws(text, pos + 1)
+    return calls
+
+
+class ApertusDialect(Dialect):
+    """Apertus ``<|tools_prefix|>`` function-name-as-key calls."""
+
+    name = "apertus"
+    markers = ("<|tools_prefix|>",)
+    triggers = ("<|tools_prefix|>",)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(
+            text, "<|tools_prefix|>", "<|tools_suffix|>"
+        ):
+            pos = skip_ws(text, body_start)
+            if pos < body_end and text[pos] == "[":
+                calls = _array_calls(text, pos, body_end, catalog)
+            elif pos < body_end and text[pos] == "{":
+                chunk = text[pos:body_end].strip()
+                try:
+                    calls = _element_calls(catalog, loads_loose(chunk), chunk)
+                except LooseJSONError:
+                    calls = [
+                        RejectedCall(name="", raw=chunk, reason="call is truncated")
+                    ]
+            else:
+                calls = []
+            found.extend(Found(start, end, c) for c in calls or [None])
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)

@@ -1,0 +1,108 @@
+"""Cohere Command-R7B / Command-A and Command-R+.
+
+* R7B/A: ``<|START_THINKING|>…<|END_THINKING|>`` is reasoning,
+  ``<|START_RESPONSE|>…<|END_RESPONSE|>`` (or ``<|START_TEXT|>…``) is content,
+  and ``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters":
+  {…}}]<|END_ACTION|>`` holds the calls; ``tool_call_id`` is kept as the id.
+* R+: ``Action: ```json [{"tool_name": …, "parameters": {…}}] ```''; the
+  ``directly-answer`` pseudo-tool means "no tool".
+
+Citation markup ``<co>text</co: 0:[1]>`` is removed, keeping the text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result
+from custom_components.toolbelt.toolcalls.catalog import fold
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    marked_json_calls,
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.model import RejectedCall
+from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws, tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+
+__all__ = ["CommandRDialect"]
+
+_ACTION = re.compile(r"^[ \t]*Action:", re.M)
+_ACTION_FENCE = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:json)?[ \t]*\n?")
+_NO_TOOL = frozenset({"directlyanswer", "directanswer"})
+_CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
+
+
+def _drop_no_tool(
+    calls: list[ToolCall | RejectedCall],
+) -> list[ToolCall | RejectedCall | None]:
+    """``directly-answer`` is Cohere's way of saying no tool is needed."""
+    return [None if fold(c.name) in _NO_TOOL else c for c in calls]
+
+
+class CommandRDialect(Dialect):
+    """``<|START_ACTION|>`` JSON calls and R+ ``Action:`` fenced JSON."""
+
+    name = "command_r"
+    markers = ("<|START_ACTION|>",)
+    triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = self._actions(text, catalog)
+        if not found and "Action:" in text:
+            found = self._plus(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _actions(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        if "<|START_ACTION|>" not in text:
+            return found
+        for start, body_start, _body_end, end in tag_blocks(
+            text, "<|START_ACTION|>", "<|END_ACTION|>"
+        ):
+            pos = skip_ws(text, body_start)
+            result = marked_json_calls(text, pos, catalog)
+            if result is None:
+                found.append(Found(start, end, None))
+                continue
+            calls, json_end = result
+            found.extend(
+                Found(start, max(end, json_end), c) for c in _drop_no_tool(calls)
+            )
+        return found
+
+    def _plus(self, text: str, catalog: Catalog) -> list[Found]:
+        """R+: ``Action:`` followed by a ```json fence (same or next line) with the calls."""
+        found: list[Found] = []
+        for match in _ACTION.finditer(text):
+            fence = _ACTION_FENCE.match(text, match.end())
+            if fence is None:
+                continue
+            body_start = fence.end()
+            close = text.find("```", body_start)
+            body_end = close if close >= 0 else len(text)
+            end = close + 3 if close >= 0 else len(text)
+            pos = skip_ws(text, body_start)
+            result = json_calls_at(
+                text[:body_end], pos, catalog, require_arguments=True
+            )
+            if result is None:
+                if close < 0 and pos < body_end:
+                    reject = RejectedCall(
+                        "", text[match.start() :], "call is truncated"
+                    )
+                    found.append(Found(match.start(), end, reject))
+                continue
+            calls = _drop_no_tool(result[0])
+            found.extend(Found(match.start(), end, c) for c in calls)
+        return found
+
+    def sanitize(self, text: str) -> str:
+        if "<co" in text or "</co" in text:
+            text = _CITATION.sub("", text)
+        return text

@@ -1,0 +1,216 @@
+"""DeepSeek R1/V3/V3.1 (fullwidth ``<｜tool▁…｜>`` tokens) and V3.2/V4 DSML.
+
+* R1/V3: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>fn
+  ```json {..} ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>``; R1 distills may
+  write ``<｜tool▁calls｜>`` and drop the per-call begin token.
+* V3.1: ``<｜tool▁call▁begin｜>fn<｜tool▁sep｜>{..}<｜tool▁call▁end｜>``.
+* V3.2/V4: ``<｜DSML｜function_calls>`` (or ``tool_calls``) with
+  ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``.
+
+The tokens are matched loosely: ``|`` for ``｜`` and ``_`` for ``▁`` (what a
+server without the special tokens, or a copy-paste, produces). Reasoning is
+``<think>`` or a lone ``</think>``; calls quoted inside it only count when
+there is no call after it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+    typed_text_arguments,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["DeepSeekDialect"]
+
+
+def _token(words: str) -> str:
+    """Regex for ``<｜tool▁calls▁begin｜>`` that also accepts ASCII look-alikes."""
+    inner = r"[▁_ ]".join(re.escape(w) for w in words.split())
+    return r"<[｜|]\s*" + inner + r"\s*[｜|]>"
+
+
+_CALLS_BEGIN = re.compile(_token("tool calls begin") + "|" + _token("tool calls"))
+_CALLS_END = re.compile(_token("tool calls end"))
+_CALL_BEGIN = re.compile(_token("tool call begin"))
+_CALL_END = re.compile(_token("tool call end"))
+_SEP = re.compile(_token("tool sep"))
+_ANY_TOKEN = re.compile(r"<[｜|]\s*tool[▁_ ][^<>｜|]{0,30}[｜|]>")
+_FENCED = re.compile(r"\A\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*\Z", re.S)
+
+_DSML_BLOCK = re.compile(r"<｜DSML｜(function_calls|tool_calls)>")
+_DSML_INVOKE = re.compile(r'<｜DSML｜invoke\s+name="([^"]+)"\s*>')
+_DSML_PARAM = re.compile(
+    r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>(.*?)</｜DSML｜parameter>',
+    re.S,
+)
+
+
+def _arguments(body: str) -> str:
+    fenced = _FENCED.match(body)
+    return fenced.group(1) if fenced else body.strip()
+
+
+def _one_call(catalog: Catalog, body: str, raw: str) -> ToolCall | RejectedCall | None:
+    """``function<sep>name\\n```json…```'' or ``name<sep>{json}``; None if no separator."""
+    sep = _SEP.search(body)
+    if sep is None:
+        return None
+    left, right = body[: sep.start()].strip(), body[sep.end() :]
+    if left in ("", "function"):
+        line_end = right.find("\n")
+        if line_end < 0:
+            name, args_text = right.strip(), ""
+        else:
+            name, args_text = right[:line_end].strip(), right[line_end + 1 :]
+        if "{" in name:  # "function<sep>name{...}" on one line
+            brace = name.index("{")
+            name, args_text = name[:brace].strip(), name[brace:] + "\n" + args_text
+    else:
+        name, args_text = left, right
+    args_text = _arguments(args_text)
+    if not args_text:
+        return make_call(catalog, name, {}, raw=raw)
+    try:
+        args = loads_loose(args_text)
+    except TruncatedJSONError:
+        return RejectedCall(name=name, raw=raw, reason="arguments are truncated")
+    except LooseJSONError as err:
+        return RejectedCall(name=name, raw=raw, reason=f"arguments are not JSON: {err}")
+    return make_call(catalog, name, args, raw=raw)
+
+
+class DeepSeekDialect(Dialect):
+    """DeepSeek tool-call tokens (R1, V3, V3.1) and DSML (V3.2, V4)."""
+
+    name = "deepseek"
+    markers = (
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁calls｜>",
+        "<｜tool▁call▁begin｜>",
+        "<｜DSML｜function_calls>",
+        "<｜DSML｜tool_calls>",
+        "<|tool▁calls▁begin|>",
+        "<|tool_calls_begin|>",
+    )
+    triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = self._token_calls(text, catalog)
+        if "DSML" in text:
+            found += self._dsml(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _token_calls(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        if "tool" not in text:
+            return found
+        begins = list(_CALL_BEGIN.finditer(text))
+        if begins:
+            for index, match in enumerate(begins):
+                limit = (
+                    begins[index + 1].start() if index + 1 < len(begins) else len(text)
+                )
+                end_tok = _CALL_END.search(text, match.end(), limit)
+                calls_end = _CALLS_END.search(text, match.end(), limit)
+                stop = (
+                    min(m.start() for m in (end_tok, calls_end) if m is not None)
+                    if (end_tok or calls_end)
+                    else limit
+                )
+                end = (
+                    end_tok.end()
+                    if end_tok is not None and end_tok.start() == stop
+                    else stop
+                )
+                call = _one_call(
+                    catalog, text[match.end() : stop], text[match.start() : end]
+                )
+                if call is not None:  # no separator: not a DeepSeek call
+                    found.append(Found(match.start(), end, call))
+        else:
+            # "<｜tool▁calls｜>function<｜tool▁sep｜>..." with no per-call begin token.
+            for match in _CALLS_BEGIN.finditer(text):
+                stop_m = _CALL_END.search(text, match.end()) or _CALLS_END.search(
+                    text, match.end()
+                )
+                stop = stop_m.start() if stop_m else len(text)
+                end = stop_m.end() if stop_m else len(text)
+                call = _one_call(
+                    catalog, text[match.end() : stop], text[match.start() : end]
+                )
+                if call is not None:
+                    found.append(Found(match.start(), end, call))
+        if not found:
+            return found
+        # The wrapper tokens carry no call but are cut with the calls.
+        for pattern in (_CALLS_BEGIN, _CALLS_END):
+            found.extend(
+                Found(m.start(), m.end(), None) for m in pattern.finditer(text)
+            )
+        return found
+
+    def _dsml(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        for block in _DSML_BLOCK.finditer(text):
+            closer = f"</｜DSML｜{block.group(1)}>"
+            close = text.find(closer, block.end())
+            block_end = close + len(closer) if close >= 0 else len(text)
+            body_end = close if close >= 0 else len(text)
+            invokes = list(_DSML_INVOKE.finditer(text, block.end(), body_end))
+            for index, inv in enumerate(invokes):
+                limit = (
+                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+                )
+                inv_close = text.find("</｜DSML｜invoke>", inv.end(), limit)
+                raw = text[inv.start() : limit]
+                name = inv.group(1)
+                if inv_close < 0:
+                    found.append(
+                        Found(
+                            block.start(),
+                            block_end,
+                            RejectedCall(name, raw, "call is truncated"),
+                        )
+                    )
+                    continue
+                body = text[inv.end() : inv_close]
+                params = list(_DSML_PARAM.finditer(body))
+                if params:
+                    raw_pairs = [(p.group(1), p.group(3)) for p in params]
+                    args = typed_text_arguments(catalog, name, raw_pairs)
+                    for p in params:
+                        if p.group(2) == "true":
+                            args[p.group(1).strip()] = p.group(3)
+                    call = make_call(catalog, name, args, raw=raw, coerce=True)
+                elif body.strip():
+                    try:
+                        call = make_call(
+                            catalog, name, loads_loose(body.strip()), raw=raw
+                        )
+                    except LooseJSONError as err:
+                        call = RejectedCall(name, raw, f"arguments are not JSON: {err}")
+                else:
+                    call = make_call(catalog, name, {}, raw=raw)
+                found.append(Found(block.start(), block_end, call))
+        return found
+
+    def sanitize(self, text: str) -> str:
+        if "tool" in text:
+            text = _ANY_TOKEN.sub("", text)
+        return text

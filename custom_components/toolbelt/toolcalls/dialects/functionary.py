@@ -1,0 +1,154 @@
+"""MeetKai Functionary v3.1 and v3.2.
+
+* v3.1 (Llama 3.1 based): ``<function=fn>{json}</function>``, anywhere in the
+  text; ``<|python_tag|>code`` calls a ``python`` tool when one is exposed.
+* v3.2: recipient blocks ``>>>fn\\n{json}`` and ``>>>all\\ntext`` (text for the
+  user). The prompt ends with ``>>>``, so the first block comes without it:
+  ``fn\\n{json}`` or ``all\\ntext``. A first line only counts as a recipient
+  when it is ``all`` or a catalog tool followed by a JSON object.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import (
+    Found,
+    build_result,
+    make_call,
+    reply_start,
+)
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from custom_components.toolbelt.toolcalls.scan import skip_ws
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["FunctionaryDialect"]
+
+_V31 = re.compile(r"<function=([A-Za-z_][\w.\-]*)>")
+_RECIPIENT = re.compile(r"[A-Za-z_][\w.\-]*")
+# "all" blocks (text for the user): the header goes, the text stays.
+_ALL_HEADER = re.compile(r"\A\s*(?:>>>)?all\n|>>>all\n")
+_PYTHON_TOOLS = ("python", "ipython", "code_interpreter")
+
+
+def _json_call(
+    catalog: Catalog, name: str, body: str, raw: str
+) -> ToolCall | RejectedCall | None:
+    """A call whose arguments are the JSON object in ``body``; None if not JSON."""
+    stripped = body.strip()
+    if not stripped:
+        return make_call(catalog, name, {}, raw=raw)
+    if stripped[0] != "{":
+        return None
+    try:
+        args = loads_loose(stripped)
+    except TruncatedJSONError:
+        return RejectedCall(name=name, raw=raw, reason="arguments are truncated")
+    except LooseJSONError:
+        return None
+    if not isinstance(args, dict):
+        return None
+    return make_call(catalog, name, args, raw=raw)
+
+
+class FunctionaryDialect(Dialect):
+    """Functionary ``<function=…>`` (v3.1) and ``>>>recipient`` (v3.2) calls."""
+
+    name = "functionary"
+    markers = ("<function=", ">>>")
+    start_markers = (">>>", "all\n")
+    triggers = ("<function=", ">>>", "\n", "<|python_tag|>")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = self._v31(text, catalog)
+        if not any(isinstance(f.call, ToolCall) for f in found):
+            found += self._v32(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _v31(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        if "<function=" in text:
+            for match in _V31.finditer(text):
+                start = skip_ws(text, match.end())
+                close = text.find("</function>", start)
+                stop = close if close >= 0 else len(text)
+                end = close + len("</function>") if close >= 0 else len(text)
+                call = _json_call(
+                    catalog, match.group(1), text[start:stop], text[match.start() : end]
+                )
+                if call is not None:
+                    found.append(Found(match.start(), end, call))
+        tag = text.find("<|python_tag|>")
+        if tag >= 0:
+            tool = next((t for t in _PYTHON_TOOLS if t in catalog), None)
+            code = text[tag + len("<|python_tag|>") :].strip()
+            if tool and code and not code.startswith("{"):
+                found.append(
+                    Found(
+                        tag,
+                        len(text),
+                        make_call(catalog, tool, {"code": code}, raw=code),
+                    )
+                )
+        return found
+
+    def _v32(self, text: str, catalog: Catalog) -> list[Found]:
+        """Recipient blocks; ``all`` blocks stay as content minus their header."""
+        found: list[Found] = []
+        start = reply_start(text)
+        heads = [m.start() for m in re.finditer(">>>", text)]
+        if not heads and "\n" not in text[start:]:
+            return found
+        bounds: list[tuple[int, int]] = []  # (header start, recipient start)
+        implicit = not text.startswith(">>>", start)
+        if implicit:
+            bounds.append((start, start))
+        bounds += [(h, h + 3) for h in heads]
+        for index, (head, rec_start) in enumerate(bounds):
+            block_end = bounds[index + 1][0] if index + 1 < len(bounds) else len(text)
+            newline = text.find("\n", rec_start, block_end)
+            if newline < 0:
+                continue
+            recipient = text[rec_start:newline].strip()
+            if not _RECIPIENT.fullmatch(recipient):
+                continue
+            body = text[newline + 1 : block_end]
+            if recipient == "all":
+                found.append(Found(head, newline + 1, None))
+                continue
+            resolved = catalog.resolve(recipient)
+            if resolved in _PYTHON_TOOLS and not body.lstrip().startswith("{"):
+                call = make_call(catalog, resolved, {"code": body.strip()}, raw=body)
+                found.append(Found(head, block_end, call))
+                continue
+            call = _json_call(catalog, recipient, body, text[head:block_end])
+            if call is None:
+                continue
+            if head == rec_start and resolved is None:
+                # An implicit first block must name a real tool: "Sure\n{...}" is prose.
+                continue
+            found.append(Found(head, block_end, call))
+        if not any(isinstance(f.call, (ToolCall, RejectedCall)) for f in found):
+            # Only "all" blocks: plain text with its headers removed.
+            return found if heads or (implicit and found) else []
+        return found
+
+    def sanitize(self, text: str) -> str:
+        text = text.replace("</function>", "")
+        if "all\n" in text:
+            text = _ALL_HEADER.sub("", text)
+        return text

@@ -1,0 +1,51 @@
+"""Phi-4-mini and FireFunction: ``functools[{"name": .., "arguments": ..}, ...]``."""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.model import ParseResult
+from custom_components.toolbelt.toolcalls.prompting import tools_json
+from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws
+
+from .base import Dialect
+
+__all__ = ["FunctoolsDialect"]
+
+MARKER = "functools"
+
+
+class FunctoolsDialect(Dialect):
+    """A JSON call list after the word ``functools``; an empty list is no call."""
+
+    name: ClassVar[str] = "functools"
+    markers: ClassVar[tuple[str, ...]] = ("functools[",)
+    start_markers: ClassVar[tuple[str, ...]] = ("functools",)
+    triggers: ClassVar[tuple[str, ...]] = (MARKER,)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        pos = text.find(MARKER)
+        while pos >= 0:
+            body = skip_ws(text, pos + len(MARKER))
+            end = pos + len(MARKER)
+            if body < len(text) and text[body] == "[":
+                result = json_calls_at(text, body, catalog)
+                if result is not None:
+                    calls, end = result
+                    found.extend(Found(pos, end, call) for call in calls)
+                    if not calls:
+                        found.append(Found(pos, end, None))
+            pos = text.find(MARKER, end)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You have access to these functions:\n"
+            f"{json.dumps(tools_json(catalog), ensure_ascii=False)}\n"
+            'To call functions, reply with functools[{"name": "function_name", '
+            '"arguments": {"arg": "value"}}, ...]. Otherwise answer directly.'
+        )

@@ -1,0 +1,319 @@
+"""Gemma: ``tool_code`` fences, Gemma 4 ``<|tool_call>call:`` and FunctionGemma.
+
+* Gemma 2/3 (prompted): ```` ```tool_code\\nfn(k='v')\\n``` ````, also
+  ``print(default_api.fn(...))``. Other fences (``python``...) are example code
+  and never dispatched.
+* Gemma 4: ``<|tool_call>call:fn{k:<|"|>v<|"|>,n:50}<tool_call|>``; strings are
+  delimited by ``<|"|>``, numbers and booleans are bare, objects and arrays
+  nest. Seen variants: ``<turn|>`` as closer, ``<|tool_call>:call:``, a bare
+  ``call:fn{...}`` after ``<channel|>`` or at a line start, ``<call>fn{...}``.
+* FunctionGemma: ``<start_function_call>call:fn{k:<escape>v<escape>}<end_function_call>``.
+
+Reasoning is ``<|channel>thought…<channel|>`` (split out by the core).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
+from custom_components.toolbelt.toolcalls.jsonrepair import TruncatedJSONError
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from custom_components.toolbelt.toolcalls.prompting import compact_catalog, result_text
+from custom_components.toolbelt.toolcalls.pycall import PyCallError
+from custom_components.toolbelt.toolcalls.scan import (
+    find_fences,
+    json_calls_at,
+    skip_ws,
+)
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["GemmaDialect", "parse_gemma_object"]
+
+_G4_QUOTE = '<|"|>'
+_FG_QUOTE = "<escape>"
+_NAME = r"([A-Za-z_][\w.\-]*)"
+# Marked calls: the opener makes the call unambiguous.
+_G4_CALL = re.compile(r"<\|tool_call>\s*:?\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
+_FG_CALL = re.compile(r"<start_function_call>\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
+# Unmarked variants: only for catalog names.
+_BARE_CALL = re.compile(
+    r"(?:(?<=<channel\|>)|^[ \t]*|<call>)call\s*:\s*" + _NAME + r"\s*(?=\{)"
+    r"|<call>" + _NAME + r"\s*(?=\{)",
+    re.M,
+)
+_CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
+_TOOL_FENCES = ("tool_code", "tool_call", "tool_use")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_LEFTOVERS = re.compile(
+    r"<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>"
+    r"|<start_function_response>|<end_function_response>"
+    r"|<\|tool_response>|<tool_response\|>|<turn\|>"
+)
+_CHANNEL_TOKENS = re.compile(r"<\|channel>(?:thought)?|<channel\|>")
+
+
+class _GemmaArgs:
+    """Reader for Gemma's brace syntax: ``{k:v,...}`` with a custom string quote."""
+
+    __slots__ = ("pos", "quote", "text")
+
+    def __init__(self, text: str, quote: str) -> None:
+        self.text = text
+        self.quote = quote
+        self.pos = 0
+
+    def ws(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
+            self.pos += 1
+
+    def need(self) -> str:
+        self.ws()
+        if self.pos >= len(self.text):
+            raise TruncatedJSONError("arguments end early")
+        return self.text[self.pos]
+
+    def string(self) -> str:
+        start = self.pos + len(self.quote)
+        end = self.text.find(self.quote, start)
+        if end < 0:
+            raise TruncatedJSONError("string is never closed")
+        self.pos = end + len(self.quote)
+        return self.text[start:end]
+
+    def obj(self) -> dict[str, Any]:
+        self.pos += 1  # "{"
+        result: dict[str, Any] = {}
+        while True:
+            ch = self.need()
+            if ch == "}":
+                self.pos += 1
+                return result
+            if ch == ",":
+                self.pos += 1
+                continue
+            if self.text.startswith(self.quote, self.pos):
+                key = self.string()
+            elif ch in "\"'":
+                end = self.text.find(ch, self.pos + 1)
+                if end < 0:
+                    raise TruncatedJSONError("key is never closed")
+                key = self.text[self.pos + 1 : end]
+                self.pos = end + 1
+            else:
+                colon = self.text.find(":", self.pos)
+                if colon < 0:
+                    raise TruncatedJSONError("key without value")
+                key = self.text[self.pos : colon].strip()
+                if not key or any(c in key for c in "{}[],"):
+                    raise ValueError(f"bad key {key!r}")
+                self.pos = colon
+            if self.need() != ":":
+                raise ValueError("expected ':'")
+            self.pos += 1
+            result[key] = self.value()
+
+    def array(self) -> list[Any]:
+        self.pos += 1  # "["
+        result: list[Any] = []
+        while True:
+            ch = self.need()
+            if ch == "]":
+                self.pos += 1
+                return result
+            if ch == ",":
+                self.pos += 1
+                continue
+            result.append(self.value())
+
+    def value(self) -> Any:
+        ch = self.need()
+        if self.text.startswith(self.quote, self.pos):
+            return self.string()
+        if ch == "{":
+            return self.obj()
+        if ch == "[":
+            return self.array()
+        if ch in "\"'":
+            end = self.text.find(ch, self.pos + 1)
+            if end < 0:
+                raise TruncatedJSONError("string is never closed")
+            word = self.text[self.pos + 1 : end]
+            self.pos = end + 1
+            return word
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in ",}]":
+            if self.text.startswith(self.quote, self.pos):
+                raise ValueError("quote inside a bare value")
+            self.pos += 1
+        if self.pos >= len(self.text):
+            raise TruncatedJSONError("value runs into the end")
+        word = self.text[start : self.pos].strip()
+        return _scalar(word)
+
+
+def _scalar(word: str) -> Any:
+    if word in ("true", "True"):
+        return True
+    if word in ("false", "False"):
+        return False
+    if word in ("null", "None", "none"):
+        return None
+    if _NUMBER.fullmatch(word):
+        return int(word) if re.fullmatch(r"[-+]?\d+", word) else float(word)
+    return word
+
+
+def parse_gemma_object(text: str, start: int, quote: str) -> tuple[dict[str, Any], int]:
+    """Read ``{...}`` at ``text[start]``; return the dict and the offset after it.
+
+    Raises ``TruncatedJSONError`` when cut off, ``ValueError`` when malformed.
+    """
+    reader = _GemmaArgs(text, quote)
+    reader.pos = start
+    value = reader.obj()
+    return value, reader.pos
+
+
+def _strip_stray_channels(text: str) -> str:
+    """Drop channel tokens that do not form a ``<|channel>thought…<channel|>`` pair.
+
+    Paired blocks are left for the core, which reports them as reasoning.
+    """
+    pieces: list[str] = []
+    pos = 0
+    open_at = -1
+    for match in _CHANNEL_TOKENS.finditer(text):
+        token = match.group(0)
+        if token == "<|channel>thought" and open_at < 0:
+            open_at = match.start()
+            continue
+        if token == "<channel|>" and open_at >= 0:
+            open_at = -1
+            continue
+        if open_at < 0:
+            pieces.append(text[pos : match.start()])
+            pos = match.end()
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _closer_end(text: str, pos: int) -> int:
+    nxt = skip_ws(text, pos)
+    for closer in _CLOSERS:
+        if text.startswith(closer, nxt):
+            return nxt + len(closer)
+    return pos
+
+
+class GemmaDialect(Dialect):
+    """Gemma 3 ``tool_code``, Gemma 4 and FunctionGemma calls."""
+
+    name = "gemma"
+    markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
+    triggers = ("<|tool_call>", "<start_function_call>", "```tool_", "call:", "<call>")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = self._braced(text, catalog, _G4_CALL, _G4_QUOTE)
+        found += self._braced(text, catalog, _FG_CALL, _FG_QUOTE)
+        if not found:
+            found = self._braced(text, catalog, _BARE_CALL, _G4_QUOTE, known_only=True)
+        found += self._fences(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _braced(
+        self,
+        text: str,
+        catalog: Catalog,
+        pattern: re.Pattern[str],
+        quote: str,
+        *,
+        known_only: bool = False,
+    ) -> list[Found]:
+        found: list[Found] = []
+        if "call" not in text:
+            return found
+        for match in pattern.finditer(text):
+            name = next(g for g in match.groups() if g)
+            if known_only and catalog.resolve(name) is None:
+                continue
+            raw_start = match.start()
+            call: ToolCall | RejectedCall
+            try:
+                args, end = parse_gemma_object(text, match.end(), quote)
+            except TruncatedJSONError:
+                found.append(
+                    Found(
+                        raw_start,
+                        len(text),
+                        RejectedCall(name, text[raw_start:], "call is truncated"),
+                    )
+                )
+                break
+            except (ValueError, RecursionError) as err:
+                end = text.find("}", match.end())
+                end = len(text) if end < 0 else end + 1
+                call = RejectedCall(
+                    name, text[raw_start:end], f"cannot read arguments: {err}"
+                )
+                found.append(Found(raw_start, _closer_end(text, end), call))
+                continue
+            end = _closer_end(text, end)
+            call = make_call(catalog, name, args, raw=text[raw_start:end], coerce=True)
+            found.append(Found(raw_start, end, call))
+        return found
+
+    def _fences(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        if "```" not in text:
+            return found
+        for fence in find_fences(text):
+            if fence.lang.lower() not in _TOOL_FENCES:
+                continue
+            body = text[fence.body_start : fence.body_end].strip()
+            raw = text[fence.start : fence.end]
+            closed = fence.body_end < fence.end
+            calls: list[ToolCall | RejectedCall] | None = None
+            if body[:1] in "{[":
+                result = json_calls_at(body, 0, catalog)
+                calls = result[0] if result else None
+            elif body:
+                try:
+                    calls = python_calls(catalog, body, raw=raw)
+                except PyCallError:
+                    calls = None
+            if calls is None and body and not closed:
+                calls = [RejectedCall("", raw, "tool_code block is truncated")]
+            if calls:
+                found.extend(Found(fence.start, fence.end, c) for c in calls)
+        return found
+
+    def sanitize(self, text: str) -> str:
+        if "<" in text:
+            text = _LEFTOVERS.sub("", text)
+            if "channel" in text:
+                text = _strip_stray_channels(text)
+        return text
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can use these Python functions:\n"
+            f"{compact_catalog(catalog)}\n\n"
+            "To call functions, write only the call(s) in a tool_code block:\n"
+            "```tool_code\nfunction_name(param='value')\n```\n"
+            "Use keyword arguments with literal values. If no function is needed, "
+            "answer normally."
+        )
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        return f"```tool_output\n{result_text(result)}\n```"

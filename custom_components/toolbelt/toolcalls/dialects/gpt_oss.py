@@ -1,0 +1,131 @@
+"""OpenAI GPT-OSS harmony format.
+
+A reply is a run of messages: ``[<|start|>assistant][ to=R]<|channel|>C[ to=R]
+[<|constrain|>json]<|message|>BODY`` ending with ``<|end|>``, ``<|call|>``,
+``<|return|>`` or the next header. The recipient ``to=functions.fn`` makes the
+body the JSON arguments of a call (it may sit in the role header or the
+channel header). Without a recipient, ``analysis`` is reasoning and never
+content, while ``final`` and ``commentary`` are content; final text after a
+call is kept (as vLLM does). Built-in recipients (``python``,
+``browser.search``, ``container.exec``) are not ours to run and are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["GptOssDialect"]
+
+_MESSAGE = "<|message|>"
+_TERMINATORS = ("<|end|>", "<|call|>", "<|return|>")
+_NEXT_HEADER = ("<|start|>", "<|channel|>")
+_HEADER_START = re.compile(r"<\|start\|>|<\|channel\|>|\s?to=")
+_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+_CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
+_NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
+
+
+def _body_end(text: str, start: int) -> tuple[int, int]:
+    """``(end of body, end of its terminator)``; a next header is not consumed."""
+    best, best_end = len(text), len(text)
+    for token in _TERMINATORS:
+        idx = text.find(token, start)
+        if 0 <= idx < best:
+            best, best_end = idx, idx + len(token)
+    for token in _NEXT_HEADER:
+        idx = text.find(token, start)
+        if 0 <= idx < best:
+            best, best_end = idx, idx
+    return best, best_end
+
+
+class GptOssDialect(Dialect):
+    """Harmony messages: calls via ``to=functions.X``, analysis as reasoning."""
+
+    name = "gpt_oss"
+    markers = ("<|channel|>", "<|start|>", "to=functions.")
+    triggers = ("<|message|>", "to=functions.")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        thoughts: list[str] = []
+        prev = 0
+        pos = text.find(_MESSAGE)
+        while pos >= 0:
+            head = _HEADER_START.search(text, prev, pos)
+            head_start = head.start() if head else pos
+            header = text[head_start:pos]
+            body_start = pos + len(_MESSAGE)
+            body_end, term_end = _body_end(text, body_start)
+            recipients = _RECIPIENT.findall(header)
+            channels = _CHANNEL.findall(header)
+            recipient = recipients[-1] if recipients else ""
+            channel = channels[-1].lower() if channels else ""
+            if recipient and recipient.lower() not in _NOT_TOOLS:
+                call = self._call(
+                    catalog,
+                    recipient,
+                    text[body_start:body_end],
+                    text[head_start:term_end],
+                    closed=term_end > body_end or body_end < len(text),
+                )
+                found.append(Found(head_start, term_end, call))
+            elif channel == "analysis":
+                # Reasoning: cut whole, reported as reasoning, never content.
+                thoughts.append(text[body_start:body_end].strip())
+                found.append(Found(head_start, term_end, None))
+            else:
+                # Content: cut the header and terminator, keep the body.
+                found.append(Found(head_start, body_start, None))
+                if term_end > body_end:
+                    found.append(Found(body_end, term_end, None))
+            prev = term_end
+            pos = text.find(_MESSAGE, max(term_end, body_start))
+        result = build_result(text, found, self.name, sanitize=self.sanitize)
+        # ``end`` is after the last call, not after content headers cut later.
+        result.end = max((f.end for f in found if f.call is not None), default=None)
+        if thoughts:
+            result.reasoning = "\n".join(t for t in (*thoughts, result.reasoning) if t)
+        return result
+
+    def _call(
+        self, catalog: Catalog, recipient: str, body: str, raw: str, *, closed: bool
+    ) -> ToolCall | RejectedCall:
+        name = recipient
+        if name.startswith("functions."):
+            name = name[len("functions.") :]
+        elif catalog.resolve(name) is None:
+            # A built-in tool (python, browser.*): not exposed, never content.
+            return RejectedCall(name=name, raw=raw, reason=f"unknown tool: {name}")
+        body = body.strip()
+        if not body:
+            return make_call(catalog, name, {}, raw=raw)
+        try:
+            args = loads_loose(body)
+        except TruncatedJSONError:
+            return RejectedCall(name=name, raw=raw, reason="arguments are truncated")
+        except LooseJSONError as err:
+            reason = (
+                "arguments are truncated"
+                if not closed
+                else f"arguments are not JSON: {err}"
+            )
+            return RejectedCall(name=name, raw=raw, reason=reason)
+        return make_call(catalog, name, args, raw=raw)
+
+    def stop_sequences(self) -> list[str]:
+        return ["<|call|>"]

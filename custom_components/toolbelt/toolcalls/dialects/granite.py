@@ -1,0 +1,130 @@
+"""IBM Granite: ``<|tool_call|>[..]``, ``<tool_call> [..]``, granite-20b ``<function_call> {..}``.
+
+Granite 3.0 opens with the ``<|tool_call|>`` token and Granite 3.1 with the
+string ``<tool_call>``, both followed by a JSON array and often no closing tag.
+Granite 4 Nano writes Python-dict syntax inside ``<tool_call>`` (``{name:
+get_time, arguments: {...}}``) or even a Python call. Some servers hand the
+tags back HTML-escaped (``&lt;tool_call&gt;``). Text around the calls is kept.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    marked_json_calls,
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
+from custom_components.toolbelt.toolcalls.pycall import PyCallError
+from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["GraniteDialect"]
+
+_ESCAPED = re.compile(r"&lt;\|?/?(?:tool_call|function_call)\|?&gt;")
+_RESPONSE_TAGS = re.compile(r"</?response>")
+
+
+class GraniteDialect(Dialect):
+    """Granite 3.x/4 and granite-20b-functioncalling tool calls."""
+
+    name = "granite"
+    markers = (
+        "<|tool_call|>",
+        "<function_call>",
+        "&lt;tool_call&gt;",
+        "&lt;|tool_call|&gt;",
+    )
+    triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        if "&lt;" in text and _ESCAPED.search(text):
+            text = html.unescape(text)
+        found: list[Found] = []
+        found += self._token_calls(text, catalog, "<|tool_call|>", "")
+        found += self._token_calls(text, catalog, "<function_call>", "</function_call>")
+        found += self._tag_calls(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _token_calls(
+        self, text: str, catalog: Catalog, opener: str, closer: str
+    ) -> list[Found]:
+        """Each opener followed by a JSON object or array of calls."""
+        found: list[Found] = []
+        pos = text.find(opener)
+        while pos >= 0:
+            body = skip_ws(text, pos + len(opener))
+            result = marked_json_calls(text, body, catalog)
+            nxt = pos + len(opener)
+            if result is not None:
+                calls, end = result
+                end = _after_closer(text, end, closer)
+                found.extend(Found(pos, end, c) for c in calls or [None])
+                nxt = end
+            elif body >= len(text):
+                found.append(Found(pos, len(text), None))
+            pos = text.find(opener, nxt)
+        return found
+
+    def _tag_calls(self, text: str, catalog: Catalog) -> list[Found]:
+        """``<tool_call>`` with an array (3.1), loose JSON or a Python call (4).
+
+        Strict JSON objects are left to the Hermes dialect, which owns that tag.
+        """
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(
+            text, "<tool_call>", "</tool_call>"
+        ):
+            body = skip_ws(text, body_start)
+            payload = text[body:body_end].strip()
+            calls = None
+            if payload.startswith("["):
+                result = marked_json_calls(text, body, catalog)
+                if result is not None:
+                    calls, json_end = result
+                    end = max(end, _after_closer(text, json_end, "</tool_call>"))
+            elif payload.startswith("{"):
+                if not _strict_json(payload):
+                    result = marked_json_calls(text, body, catalog)
+                    if result is not None:
+                        calls = result[0]
+            elif payload[:1].isalpha():
+                try:
+                    calls = python_calls(catalog, payload, raw=text[start:end])
+                except PyCallError:
+                    calls = None
+            if calls is not None:
+                found.extend(Found(start, end, c) for c in calls or [None])
+        return found
+
+    def sanitize(self, text: str) -> str:
+        text = text.replace("<|tool_call|>", "")
+        return _RESPONSE_TAGS.sub("", text)
+
+
+def _strict_json(payload: str) -> bool:
+    try:
+        json.loads(payload)
+    except ValueError:
+        return False
+    return True
+
+
+def _after_closer(text: str, end: int, closer: str) -> int:
+    """Extend a span over an optional closing tag right after the JSON."""
+    if not closer:
+        return end
+    nxt = skip_ws(text, end)
+    if text.startswith(closer, nxt):
+        return nxt + len(closer)
+    return end

@@ -1,0 +1,198 @@
+"""Hermes / legacy XML: ``<tool_call>{"name": .., "arguments": ..}</tool_call>``.
+
+Also the wrappers llama.cpp accepts (``<function_call>``, ``<tool>``,
+``<tools>``, ``<response>``, ``<json>``, ``<xml>``, ``<function name="..">``,
+``<function=..>``), arrays inside the tag, an unclosed tag, and a bare JSON
+call at the very start of the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import (
+    ParseResult,
+    RejectedCall,
+    ToolCall,
+)
+from custom_components.toolbelt.toolcalls.prompting import result_text, tools_json_lines
+from custom_components.toolbelt.toolcalls.scan import (
+    json_calls_at,
+    leading_json_calls,
+    skip_ws,
+    tag_blocks,
+)
+
+from .base import Dialect
+
+__all__ = ["HermesDialect", "parse_tagged"]
+
+# (opener, closer, strong): a strong tag is always call markup, so a body we
+# cannot read is rejected (and cut); a weak tag only counts with a call inside.
+HERMES_TAGS: tuple[tuple[str, str, bool], ...] = (
+    ("<tool_call>", "</tool_call>", True),
+    ("<function_call>", "</function_call>", True),
+    ("<functioncall>", "</functioncall>", True),
+    ("<tools>", "</tools>", True),
+    ("<tool>", "</tool>", True),
+    ("<response>", "</response>", False),
+    ("<json>", "</json>", False),
+    ("<xml>", "</xml>", False),
+)
+_FUNCTION_TAG = re.compile(
+    r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""
+)
+
+
+def _tag_calls(
+    text: str, catalog: Catalog, tags: tuple[tuple[str, str, bool], ...], id_style: str
+) -> list[Found]:
+    found: list[Found] = []
+    for opener, closer, strong in tags:
+        if opener not in text:
+            continue
+        for start, body_start, body_end, end in tag_blocks(text, opener, closer):
+            pos = skip_ws(text, body_start)
+            if pos < body_end and text[pos] in "{[":
+                result = json_calls_at(text[:body_end], pos, catalog, id_style=id_style)
+                if result is not None:
+                    calls, _ = result
+                    found.extend(Found(start, end, call) for call in calls)
+                    if not calls:
+                        found.append(Found(start, end, None))
+                    continue
+            if strong:
+                body = text[body_start:body_end].strip()
+                reason = (
+                    "call is truncated"
+                    if end == len(text)
+                    else "call is not valid JSON"
+                )
+                if not body:
+                    found.append(Found(start, end, None))
+                else:
+                    found.append(
+                        Found(start, end, RejectedCall("", text[start:end], reason))
+                    )
+    return found
+
+
+def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
+    """``<function name="X">{args}</function>`` and ``<function=X>{args}</function>``."""
+    found: list[Found] = []
+    for match in _FUNCTION_TAG.finditer(text):
+        name = match.group(1) or match.group(2)
+        pos = skip_ws(text, match.end())
+        if pos >= len(text) or text[pos] != "{":
+            continue  # XML parameters: the qwen3_coder_xml dialect's job
+        end = find_json_end(text, pos)
+        raw_end = len(text) if end < 0 else end
+        try:
+            args: Any = loads_loose(text[pos:raw_end])
+        except TruncatedJSONError:
+            rejected = RejectedCall(name, text[match.start() :], "call is truncated")
+            found.append(Found(match.start(), len(text), rejected))
+            continue
+        except LooseJSONError:
+            continue
+        close = skip_ws(text, raw_end)
+        if text.startswith("</function>", close):
+            raw_end = close + len("</function>")
+        call = make_call(
+            catalog, name, args, raw=text[match.start() : raw_end], id_style=id_style
+        )
+        found.append(Found(match.start(), raw_end, call))
+    return found
+
+
+def _drop_overlaps(found: list[Found]) -> list[Found]:
+    """Keep spans in order; a span starting inside a kept one is a duplicate."""
+    kept: list[Found] = []
+    limit = -1
+    last_start = -1
+    for span in sorted(found, key=lambda f: (f.start, -f.end)):
+        if span.start < limit and span.start != last_start:
+            continue
+        kept.append(span)
+        if span.start != last_start:
+            last_start = span.start
+        limit = max(limit, span.end)
+    return kept
+
+
+def parse_tagged(
+    text: str,
+    catalog: Catalog,
+    *,
+    tags: tuple[tuple[str, str, bool], ...] = HERMES_TAGS,
+    function_tags: bool = True,
+    bare: bool = True,
+    id_style: str = "openai",
+) -> list[Found]:
+    """All Hermes-style call spans in ``text`` (tags, function tags, bare start)."""
+    found = _tag_calls(text, catalog, tags, id_style)
+    if function_tags and "<function" in text:
+        found.extend(_function_tag_calls(text, catalog, id_style))
+    if bare and ("{" in text or "[" in text):
+        found.extend(leading_json_calls(text, catalog, id_style=id_style))
+    return _drop_overlaps(found)
+
+
+class HermesDialect(Dialect):
+    """NousResearch Hermes format and its common variants."""
+
+    name: ClassVar[str] = "hermes"
+    markers: ClassVar[tuple[str, ...]] = (
+        "<tool_call>",
+        "<function_call>",
+        "<functioncall>",
+        "<function=",
+        "<function name=",
+        "<tools>",
+        "<tool>",
+    )
+    triggers: ClassVar[tuple[str, ...]] = (
+        "<tool",
+        "<function",
+        "<response>",
+        "<json>",
+        "<xml>",
+        "{",
+        "[",
+    )
+    tags: ClassVar[tuple[tuple[str, str, bool], ...]] = HERMES_TAGS
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = parse_tagged(text, catalog, tags=self.tags)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You may call one or more functions to assist with the user query. "
+            "The available functions, as JSON signatures:\n"
+            f"<tools>\n{tools_json_lines(catalog)}\n</tools>\n"
+            "For each function call, return a JSON object with the function name and "
+            "arguments inside <tool_call></tool_call> tags:\n"
+            '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n'
+            "</tool_call>\n"
+            "Only call functions listed above. If no call is needed, answer normally."
+        )
+
+    def stop_sequences(self) -> list[str]:
+        return ["<tool_response>"]
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        payload = json.dumps(
+            {"name": call.name, "content": result_text(result)}, ensure_ascii=False
+        )
+        return f"<tool_response>\n{payload}\n</tool_response>"

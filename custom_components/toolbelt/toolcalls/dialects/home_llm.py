@@ -1,0 +1,97 @@
+"""acon96/home-llm: ```` ```homeassistant ```` blocks.
+
+``{"service": "light.turn_on", "target_device": "light.kitchen", ...}`` maps
+to the ``HassCallService`` tool (when exposed); ``{name, arguments}`` and
+``{tool: ..}`` objects are calls to that tool; the older
+``light.turn_on(light.kitchen)`` line form is read too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import (
+    Found,
+    build_result,
+    call_from_object,
+    make_call,
+)
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import ParseResult
+from custom_components.toolbelt.toolcalls.prompting import compact_catalog
+from custom_components.toolbelt.toolcalls.scan import find_fences, skip_ws
+
+from .base import Dialect
+
+__all__ = ["HomeLlmDialect"]
+
+_LANGS = frozenset({"homeassistant", "home_assistant", "home-assistant", "hass"})
+_SERVICE_LINE = re.compile(
+    r"^\s*([a-z_]+\.[a-z_]+)\(\s*([a-z_]+\.[\w]+)\s*(?:,\s*(.*?))?\)\s*$", re.M
+)
+SERVICE_TOOL = "HassCallService"
+
+
+def _object_call(obj: object, catalog: Catalog, raw: str):
+    if (
+        isinstance(obj, dict)
+        and isinstance(obj.get("service"), str)
+        and "name" not in obj
+    ):
+        return make_call(catalog, SERVICE_TOOL, dict(obj), raw=raw)
+    return call_from_object(obj, catalog, raw=raw)
+
+
+class HomeLlmDialect(Dialect):
+    """home-llm service-call blocks."""
+
+    name: ClassVar[str] = "home_llm"
+    markers: ClassVar[tuple[str, ...]] = ("```homeassistant",)
+    triggers: ClassVar[tuple[str, ...]] = (
+        "```homeassistant",
+        "```home_assistant",
+        "```hass",
+    )
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        for fence in find_fences(text):
+            if fence.lang.split()[0].lower() not in _LANGS if fence.lang else True:
+                continue
+            calls = []
+            pos = skip_ws(text, fence.body_start)
+            while pos < fence.body_end and text[pos] == "{":
+                end = find_json_end(text[: fence.body_end], pos)
+                if end < 0:
+                    end = fence.body_end
+                raw = text[pos:end]
+                try:
+                    call = _object_call(loads_loose(raw), catalog, raw)
+                except LooseJSONError:
+                    call = None
+                if call is None:
+                    break
+                calls.append(call)
+                pos = skip_ws(text, end)
+            if not calls:
+                body = text[fence.body_start : fence.body_end]
+                for match in _SERVICE_LINE.finditer(body):
+                    args = {"service": match.group(1), "target_device": match.group(2)}
+                    calls.append(
+                        make_call(catalog, SERVICE_TOOL, args, raw=match.group(0))
+                    )
+            found.extend(Found(fence.start, fence.end, call) for call in calls)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            f"Tools:\n{compact_catalog(catalog)}\n\n"
+            "To use a tool, write a block:\n"
+            '```homeassistant\n{"name": "tool_name", "arguments": {"arg": "value"}}\n```'
+        )

@@ -1,0 +1,99 @@
+"""Llama 3.x JSON tool calls.
+
+``{"name": .., "parameters": {..}}`` at the start of the reply, several of
+them ``;``-separated, optionally after ``<|python_tag|>``, plus the built-in
+tools written as Python (``<|python_tag|>brave_search.call(query="...")``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.model import (
+    ParseResult,
+    RejectedCall,
+    ToolCall,
+)
+from custom_components.toolbelt.toolcalls.prompting import result_text, tools_json_lines
+from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
+from custom_components.toolbelt.toolcalls.scan import leading_json_calls, skip_ws
+
+from .base import Dialect
+
+__all__ = ["Llama3Dialect"]
+
+PYTHON_TAG = "<|python_tag|>"
+_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "\n\n")
+
+
+def _python_calls(text: str, start: int, catalog: Catalog) -> list[Found]:
+    """Built-in calls after ``<|python_tag|>``: ``tool.call(k=v)`` lines."""
+    end = len(text)
+    for token in _END_TOKENS:
+        idx = text.find(token, start)
+        if 0 <= idx < end:
+            end = idx
+    source = text[start:end]
+    try:
+        parsed = parse_python_calls(source)
+    except PyCallError:
+        return []
+    found: list[Found] = []
+    for name, kwargs, positional in parsed:
+        if positional:
+            resolved = catalog.resolve(name)
+            param = catalog.first_required_string(resolved) if resolved else None
+            if param and len(positional) == 1 and isinstance(positional[0], str):
+                kwargs = {param: positional[0], **kwargs}
+        found.append(Found(start, end, make_call(catalog, name, kwargs, raw=source)))
+    return found
+
+
+class Llama3Dialect(Dialect):
+    """Meta Llama 3.1 / 3.2 / 3.3 JSON tool calling."""
+
+    name: ClassVar[str] = "llama3"
+    markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG,)
+    triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{", "[")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        pos = text.find(PYTHON_TAG)
+        while pos >= 0:
+            body = skip_ws(text, pos + len(PYTHON_TAG))
+            if body < len(text) and text[body] in "{[":
+                spans = leading_json_calls(
+                    text, catalog, start=body, require_arguments=False
+                )
+            else:
+                spans = _python_calls(text, body, catalog)
+            if spans:
+                found.append(Found(pos, body, None))
+                found.extend(spans)
+            pos = text.find(PYTHON_TAG, body)
+        if not found:
+            found = leading_json_calls(text, catalog)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "Given the following functions, please respond with a JSON for a function call "
+            "with its proper arguments that best answers the given prompt.\n\n"
+            'Respond in the format {"name": function name, "parameters": dictionary of '
+            "argument name and its value}. Do not use variables.\n\n"
+            f"{tools_json_lines(catalog)}\n\n"
+            "If no function is needed, answer the user directly in plain text."
+        )
+
+    def stop_sequences(self) -> list[str]:
+        return ["<|eom_id|>"]
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        return json.dumps({"output": result_text(result)}, ensure_ascii=False)
+
+    @staticmethod
+    def _rejected(found: list[Found]) -> list[RejectedCall]:
+        return [f.call for f in found if isinstance(f.call, RejectedCall)]

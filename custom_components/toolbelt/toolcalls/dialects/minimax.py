@@ -1,0 +1,160 @@
+"""MiniMax M2 ``<minimax:tool_call>`` XML invokes and M1 ``<tool_calls>`` JSON lines.
+
+* M2: ``<minimax:tool_call><invoke name="fn"><parameter name="k">v</parameter>
+  </invoke></minimax:tool_call>``; values are text typed from the schema. A
+  value may itself contain ``</parameter>``: the last closer before the next
+  parameter (or ``</invoke>``) ends it.
+* M1: ``<tool_calls>`` with one JSON object per line (or a JSON array).
+
+Reasoning is ``<think>…</think>`` (or a lone ``</think>``); example calls in it
+only count when there is no call after it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import (
+    Found,
+    build_result,
+    call_from_object,
+    make_call,
+)
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+    typed_text_arguments,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import RejectedCall
+from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws, tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+
+__all__ = ["MiniMaxDialect"]
+
+_INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
+_PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
+_M2_OPEN = "<minimax:tool_call>"
+_M2_CLOSE = "</minimax:tool_call>"
+
+
+def _invoke_call(
+    catalog: Catalog, name: str, body: str, raw: str
+) -> ToolCall | RejectedCall:
+    """Arguments from the ``<parameter>`` elements of one complete invoke body."""
+    opens = list(_PARAM.finditer(body))
+    pairs: list[tuple[str, str]] = []
+    for index, param in enumerate(opens):
+        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
+        close = body.rfind("</parameter>", param.end(), limit)
+        if close < 0:
+            return RejectedCall(
+                name=name, raw=raw, reason="a parameter is never closed"
+            )
+        pairs.append((param.group(1), body[param.end() : close]))
+    if not opens and body.strip().startswith("{"):
+        try:
+            return make_call(catalog, name, loads_loose(body.strip()), raw=raw)
+        except LooseJSONError as err:
+            return RejectedCall(
+                name=name, raw=raw, reason=f"arguments are not JSON: {err}"
+            )
+    args = typed_text_arguments(catalog, name, pairs)
+    return make_call(catalog, name, args, raw=raw, coerce=True)
+
+
+class MiniMaxDialect(Dialect):
+    """MiniMax M2 invokes and M1 JSON-lines tool calls."""
+
+    name = "minimax"
+    markers = (_M2_OPEN, "<tool_calls>")
+    triggers = (_M2_OPEN, "<tool_calls>", "<invoke")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        if "<invoke" in text:
+            found += self._m2(text, catalog)
+        if "<tool_calls>" in text:
+            found += self._m1(text, catalog)
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def _m2(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        blocks = [
+            (start, body_start, body_end, end)
+            for start, body_start, body_end, end in tag_blocks(
+                text, _M2_OPEN, _M2_CLOSE
+            )
+        ] or [(-1, 0, len(text), -1)]
+        for start, body_start, body_end, end in blocks:
+            invokes = list(_INVOKE.finditer(text, body_start, body_end))
+            if start >= 0 and not invokes:
+                found.append(Found(start, end, None))
+            for index, inv in enumerate(invokes):
+                limit = (
+                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+                )
+                close = text.rfind("</invoke>", inv.end(), limit)
+                name = inv.group(1).strip()
+                span_start = start if start >= 0 and index == 0 else inv.start()
+                if close < 0:
+                    call: ToolCall | RejectedCall = RejectedCall(
+                        name=name,
+                        raw=text[inv.start() : limit],
+                        reason="call is truncated",
+                    )
+                    span_end = (
+                        end if start >= 0 and index == len(invokes) - 1 else limit
+                    )
+                else:
+                    raw = text[inv.start() : close + len("</invoke>")]
+                    call = _invoke_call(catalog, name, text[inv.end() : close], raw)
+                    last = index == len(invokes) - 1
+                    span_end = end if start >= 0 and last else close + len("</invoke>")
+                found.append(Found(span_start, span_end, call))
+        return found
+
+    def _m1(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(
+            text, "<tool_calls>", "</tool_calls>"
+        ):
+            body = text[body_start:body_end]
+            first = skip_ws(body, 0)
+            whole = (
+                json_calls_at(body, first, catalog)
+                if body[first : first + 1] == "["
+                else None
+            )
+            calls: list[ToolCall | RejectedCall | None] = []
+            if whole is not None and skip_ws(body, whole[1]) >= len(body):
+                calls = list(whole[0])
+            else:
+                for line in body.splitlines():
+                    line = line.strip()
+                    if not line:
+                        continue
+                    try:
+                        obj = loads_loose(line)
+                    except TruncatedJSONError:
+                        calls.append(
+                            RejectedCall(name="", raw=line, reason="call is truncated")
+                        )
+                        continue
+                    except LooseJSONError:
+                        continue
+                    calls.append(
+                        call_from_object(obj, catalog, raw=line, require_arguments=True)
+                    )
+            calls = [c for c in calls if c is not None]
+            found.extend(Found(start, end, c) for c in calls or [None])
+        return found

@@ -1,0 +1,123 @@
+"""Mistral tool calls in all three wire forms.
+
+* v3 / Nemo: ``[TOOL_CALLS][{"name": .., "arguments": {..}, "id": "a1B2c3D4e"}]``
+* v11: ``[TOOL_CALLS]name[CALL_ID]a1B2c3D4e[ARGS]{..}``
+* v13: ``[TOOL_CALLS]name[ARGS]{..}`` (repeated for parallel calls)
+
+Mistral's templates require the 9-character id to come back verbatim in the
+tool message, so ids are kept, and synthesised in Mistral's style otherwise.
+A list whose later element was cut off keeps its complete calls.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import ParseResult, RejectedCall
+from custom_components.toolbelt.toolcalls.prompting import tools_json
+from custom_components.toolbelt.toolcalls.scan import (
+    json_calls_at,
+    leading_json_calls,
+    skip_ws,
+)
+
+from .base import Dialect
+
+__all__ = ["MistralDialect"]
+
+MARKER = "[TOOL_CALLS]"
+_COMPACT = re.compile(
+    r"\s*([A-Za-z_][\w.\-:]{0,127})\s*(?:\[CALL_ID\]\s*([A-Za-z0-9_\-]{1,64})\s*)?\[ARGS\]\s*"
+)
+
+
+def _compact_calls(text: str, pos: int, catalog: Catalog) -> tuple[list[Found], int]:
+    """``name[CALL_ID]id[ARGS]{..}`` / ``name[ARGS]{..}`` sequences from ``pos``."""
+    found: list[Found] = []
+    while True:
+        match = _COMPACT.match(text, pos)
+        if not match or match.end() >= len(text) or text[match.end()] != "{":
+            return found, pos
+        args_start = match.end()
+        end = find_json_end(text, args_start)
+        raw_end = len(text) if end < 0 else end
+        raw = text[pos:raw_end]
+        try:
+            args = loads_loose(text[args_start:raw_end])
+        except TruncatedJSONError:
+            found.append(
+                Found(
+                    pos, raw_end, RejectedCall(match.group(1), raw, "call is truncated")
+                )
+            )
+            return found, raw_end
+        except LooseJSONError as err:
+            reason = f"arguments are not valid JSON: {err}"
+            found.append(Found(pos, raw_end, RejectedCall(match.group(1), raw, reason)))
+            return found, raw_end
+        call = make_call(
+            catalog,
+            match.group(1),
+            args,
+            raw=raw,
+            call_id=match.group(2),
+            id_style="mistral",
+        )
+        found.append(Found(pos, raw_end, call))
+        pos = raw_end
+
+
+class MistralDialect(Dialect):
+    """``[TOOL_CALLS]`` in list, ``[CALL_ID]`` and ``[ARGS]`` forms."""
+
+    name: ClassVar[str] = "mistral"
+    markers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[CALL_ID]")
+    triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "{", "[")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        pos = text.find(MARKER)
+        while pos >= 0:
+            body = skip_ws(text, pos + len(MARKER))
+            spans: list[Found] = []
+            end = body
+            if body < len(text) and text[body] in "{[":
+                result = json_calls_at(text, body, catalog, id_style="mistral")
+                if result is not None:
+                    calls, end = result
+                    spans = [Found(body, end, call) for call in calls] or [
+                        Found(body, end)
+                    ]
+            else:
+                spans, end = _compact_calls(text, body, catalog)
+            if spans:
+                found.append(Found(pos, body, None))
+                found.extend(spans)
+            pos = text.find(MARKER, max(end, pos + len(MARKER)))
+        if not found:
+            # Missing marker: a bare call list at the start of the reply.
+            found = leading_json_calls(text, catalog, id_style="mistral")
+            if not found and "[ARGS]" in text:
+                start = skip_ws(text, 0)
+                found, _ = _compact_calls(text, start, catalog)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        import json
+
+        return (
+            f"[AVAILABLE_TOOLS]{json.dumps(tools_json(catalog), ensure_ascii=False)}"
+            "[/AVAILABLE_TOOLS]\n"
+            "To call tools, reply with [TOOL_CALLS] followed by a JSON list, e.g. "
+            '[TOOL_CALLS][{"name": "tool_name", "arguments": {"arg": "value"}}]. '
+            "Otherwise answer the user directly."
+        )

@@ -1,0 +1,45 @@
+"""NVIDIA Nemotron (Llama-3.1-Nemotron-Nano, Nemotron-Nano-v2): ``<TOOLCALL>[..]</TOOLCALL>``.
+
+The block holds a JSON array of ``{"name", "arguments"}`` (or one object);
+arguments may be an object or a JSON string. Nemotron-3 switched to the
+Qwen3-Coder XML format, which the ``qwen3_coder_xml`` dialect reads.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    marked_json_calls,
+    prefer_outside_reasoning,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult
+
+__all__ = ["NemotronDialect"]
+
+
+class NemotronDialect(Dialect):
+    """``<TOOLCALL>`` JSON arrays."""
+
+    name = "nemotron"
+    markers = ("<TOOLCALL>",)
+    triggers = ("<TOOLCALL>",)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        for start, body_start, _body_end, end in tag_blocks(
+            text, "<TOOLCALL>", "</TOOLCALL>"
+        ):
+            result = marked_json_calls(text, skip_ws(text, body_start), catalog)
+            if result is None:
+                continue
+            calls, json_end = result
+            found.extend(Found(start, max(end, json_end), c) for c in calls or [None])
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)

@@ -1,0 +1,404 @@
+"""ReAct text tool calling, the universal fallback for local models.
+
+``Thought: ... / Action: tool / Action Input: {json}``; the loop answers with
+``Observation: ...`` and the model ends with ``Final Answer: ...``. Also read:
+``# Tool: / # Arguments:`` and ``Tool: / Function:`` headers, JSON-blob ReAct
+(``Action: ```json {"action": .., "action_input": ..}````), a Python-style
+``Action: tool(a=1)``, and fenced JSON calls. A non-JSON ``Action Input`` fills
+the tool's first required string parameter. Everything after a hallucinated
+``Observation:`` is discarded; ``Action: None`` is not a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+from typing import Any, ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import (
+    Found,
+    build_result,
+    call_from_object,
+    make_call,
+)
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from custom_components.toolbelt.toolcalls.model import (
+    ParseResult,
+    RejectedCall,
+    ToolCall,
+)
+from custom_components.toolbelt.toolcalls.prompting import compact_catalog, result_text
+from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
+from custom_components.toolbelt.toolcalls.sanitize import clean, strip_react
+from custom_components.toolbelt.toolcalls.scan import find_fences, skip_ws
+
+from .base import Dialect
+from .markdown_json import fenced_json_calls
+
+__all__ = ["ReactDialect"]
+
+_LABEL = re.compile(
+    r"^[ \t]*(\*\*|#+[ \t]*)?"
+    r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer|Tool[ \t]+Input"
+    r"|Tool|Function|Arguments|Args|Parameters|Input)"
+    r"(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*",
+    re.M | re.I,
+)
+_ACTION = {"action"}
+_HEADER = {"tool", "function"}
+_INPUT = {"actioninput", "toolinput", "arguments", "args", "parameters", "input"}
+_NO_ACTION = {
+    "",
+    "none",
+    "n/a",
+    "na",
+    "no action",
+    "noaction",
+    "no",
+    "null",
+    "finalanswer",
+    "final answer",
+    "nothing",
+}
+_NAME = re.compile(r"[A-Za-z_][\w.\-:]{0,127}")
+_PY_CALL = re.compile(r"[A-Za-z_][\w.]*\s*\(.*\)\s*$", re.S)
+
+
+@dataclass(slots=True)
+class _Pending:
+    kind: str  # "action" or "header"
+    start: int
+    name: str
+    strong: bool  # "# Tool:" / "Action:" (strong) vs bare "Tool:" (weak, prose-like)
+
+
+def _kind(label: str) -> str:
+    key = re.sub(r"\s+", "", label.lower())
+    if key in _ACTION:
+        return "action"
+    if key in _HEADER:
+        return "header"
+    if key in _INPUT:
+        return "input"
+    if key == "observation":
+        return "observation"
+    if key == "finalanswer":
+        return "final"
+    return "thought"
+
+
+def _clean_name(value: str) -> str:
+    name = value.strip().strip("`*\"'[]").strip()
+    name = name.rstrip(".:;,")
+    if name.endswith("()"):
+        name = name[:-2]
+    return name.strip()
+
+
+def _strip_junk(text: str, pos: int, end: int) -> int:
+    """Skip markdown noise (``**``, backticks, a ``json`` fence tag) before input."""
+    while pos < end:
+        pos = skip_ws(text, pos)
+        if text.startswith("```", pos):
+            pos += 3
+            while pos < end and text[pos].isalnum():
+                pos += 1
+            continue
+        if pos < end and text[pos] in "*`:":
+            pos += 1
+            continue
+        break
+    return pos
+
+
+class ReactDialect(Dialect):
+    """Thought / Action / Action Input / Observation."""
+
+    name: ClassVar[str] = "react"
+    markers: ClassVar[tuple[str, ...]] = (
+        "\nAction:",
+        "Action Input:",
+        "\n# Tool:",
+        "\nThought:",
+    )
+    start_markers: ClassVar[tuple[str, ...]] = (
+        "Thought:",
+        "Action:",
+        "# Tool:",
+        "Tool:",
+        "Function:",
+    )
+    triggers: ClassVar[tuple[str, ...]] = (":",)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        labels = list(_LABEL.finditer(text))
+        found: list[Found] = []
+        final: str | None = None
+        cut = len(text)
+        if labels:
+            found, final, cut = self._scan(text, labels, catalog)
+        if not any(isinstance(f.call, (ToolCall, RejectedCall)) for f in found):
+            fenced = fenced_json_calls(text, catalog)
+            if fenced:
+                return build_result(text, fenced, self.name, sanitize=self.sanitize)
+            if final is not None:
+                _, reasoning = clean(text)
+                return ParseResult(
+                    content=final.strip(), reasoning=reasoning, dialect=None
+                )
+            return build_result(text, [], self.name, sanitize=self.sanitize)
+        self._absorb_fences(text, found)
+        react_style = any(
+            _kind(m.group(2)) in ("action", "thought") and m.start() < cut
+            for m in labels
+        )
+        result = build_result(text[:cut], found, self.name, sanitize=self.sanitize)
+        if react_style:
+            # In ReAct, text around the action is the model's thought; only a
+            # Final Answer given before the cut would be for the user.
+            if result.content:
+                result.reasoning = "\n".join(
+                    p for p in (result.reasoning, result.content) if p
+                )
+            result.content = (final or "").strip()
+        return result
+
+    def _scan(
+        self, text: str, labels: list[re.Match[str]], catalog: Catalog
+    ) -> tuple[list[Found], str | None, int]:
+        found: list[Found] = []
+        final: str | None = None
+        pending: _Pending | None = None
+        cut = len(text)
+        seen_action = False
+        for index, match in enumerate(labels):
+            if match.start() >= cut:
+                break
+            kind = _kind(match.group(2))
+            region_end = (
+                labels[index + 1].start() if index + 1 < len(labels) else len(text)
+            )
+            region_end = min(region_end, cut)
+            if kind == "observation":
+                if seen_action:
+                    cut = match.start()
+                    break
+                continue
+            if kind == "final":
+                if final is None:
+                    final = text[match.end() : region_end]
+                continue
+            if kind in ("action", "header"):
+                self._close(pending, text, catalog, found)
+                pending = None
+                strong = kind == "action" or bool(match.group(1))
+                seen_action = seen_action or kind == "action"
+                blob = self._blob(text, match, region_end, catalog, found)
+                if blob is not None:
+                    final = blob if final is None else final
+                    continue
+                line_end = text.find("\n", match.end())
+                line_end = region_end if line_end < 0 else min(line_end, region_end)
+                value = text[match.end() : line_end]
+                if _PY_CALL.match(value.strip()) and self._python(
+                    text, match.start(), line_end, value, catalog, found
+                ):
+                    continue
+                name = _clean_name(value)
+                if name.lower() in _NO_ACTION:
+                    continue
+                pending = _Pending(
+                    "action" if kind == "action" else "header",
+                    match.start(),
+                    name,
+                    strong,
+                )
+                continue
+            if kind == "input" and pending is not None:
+                self._input(pending, text, match.end(), region_end, catalog, found)
+                pending = None
+        self._close(pending, text, catalog, found)
+        return found, final, cut
+
+    @staticmethod
+    def _close(
+        pending: _Pending | None, text: str, catalog: Catalog, found: list[Found]
+    ) -> None:
+        """An action without input: a call with no arguments, if the name is real."""
+        if pending is None or not pending.strong or not _NAME.fullmatch(pending.name):
+            return
+        if catalog.resolve(pending.name) is None:
+            return
+        line_end = text.find("\n", pending.start)
+        end = len(text) if line_end < 0 else line_end
+        found.append(
+            Found(
+                pending.start,
+                end,
+                make_call(catalog, pending.name, {}, raw=text[pending.start : end]),
+            )
+        )
+
+    @staticmethod
+    def _input(
+        pending: _Pending,
+        text: str,
+        start: int,
+        end: int,
+        catalog: Catalog,
+        found: list[Found],
+    ) -> None:
+        name = pending.name
+        if not _NAME.fullmatch(name):
+            return  # "Tool: a Phillips screwdriver ..." is prose
+        resolved = catalog.resolve(name)
+        if resolved is None and not pending.strong:
+            return
+        pos = _strip_junk(text, start, end)
+        raw_end = len(text[:end].rstrip())
+        args: Any
+        if pos < end and text[pos] in "{[":
+            json_end = find_json_end(text[:end], pos)
+            stop = raw_end if json_end < 0 else json_end
+            try:
+                args = loads_loose(text[pos:stop])
+            except TruncatedJSONError:
+                reject = RejectedCall(
+                    name, text[pending.start : raw_end], "call is truncated"
+                )
+                found.append(Found(pending.start, raw_end, reject))
+                return
+            except LooseJSONError:
+                args = text[pos:raw_end].strip()
+            else:
+                raw_end = stop
+                after = skip_ws(text, stop)
+                if after < end and text[after] in "}]":
+                    raw_end = after + 1
+                # Closing fence right after the JSON belongs to the call.
+                after = skip_ws(text, raw_end)
+                if text.startswith("```", after) and after < end:
+                    raw_end = after + 3
+            if isinstance(args, list):
+                args = {}
+        else:
+            args = text[pos:raw_end].strip().strip("`").strip()
+            if len(args) >= 2 and args[0] == args[-1] and args[0] in "\"'":
+                args = args[1:-1]
+        if isinstance(args, str):
+            param = catalog.first_required_string(resolved) if resolved else None
+            args = {param: args} if param and args and args.lower() != "none" else {}
+        raw = text[pending.start : raw_end]
+        found.append(
+            Found(pending.start, raw_end, make_call(catalog, name, args, raw=raw))
+        )
+
+    @staticmethod
+    def _blob(
+        text: str, match: re.Match[str], end: int, catalog: Catalog, found: list[Found]
+    ) -> str | None:
+        """JSON-blob ReAct after ``Action:``; returns a Final Answer text if given."""
+        pos = _strip_junk(text, match.end(), end)
+        if pos >= end or text[pos] != "{":
+            return None
+        json_end = find_json_end(text[:end], pos)
+        if json_end < 0:
+            return None
+        try:
+            blob = loads_loose(text[pos:json_end])
+        except LooseJSONError:
+            return None
+        if not isinstance(blob, dict):
+            return None
+        raw_end = json_end
+        after = skip_ws(text, json_end)
+        if text.startswith("```", after) and after < end:
+            raw_end = after + 3
+        action = blob.get("action")
+        if isinstance(action, str) and _clean_name(action).lower() in _NO_ACTION:
+            answer = blob.get("action_input")
+            found.append(Found(match.start(), raw_end, None))
+            return answer if isinstance(answer, str) else result_text(answer)
+        call = call_from_object(blob, catalog, raw=text[match.start() : raw_end])
+        if call is None:
+            return None
+        found.append(Found(match.start(), raw_end, call))
+        return None
+
+    @staticmethod
+    def _python(
+        text: str,
+        start: int,
+        end: int,
+        value: str,
+        catalog: Catalog,
+        found: list[Found],
+    ) -> bool:
+        """``Action: tool(a=1)`` written as a Python call."""
+        try:
+            parsed = parse_python_calls(value)
+        except PyCallError:
+            return False
+        calls = []
+        for name, kwargs, positional in parsed:
+            resolved = catalog.resolve(name)
+            if resolved is None:
+                return False
+            if positional:
+                param = catalog.first_required_string(resolved)
+                if not param or len(positional) != 1:
+                    return False
+                kwargs = {param: positional[0], **kwargs}
+            calls.append(make_call(catalog, resolved, kwargs, raw=value))
+        found.extend(Found(start, end, call) for call in calls)
+        return bool(calls)
+
+    @staticmethod
+    def _absorb_fences(text: str, found: list[Found]) -> None:
+        """A fence that only wraps call markup goes with it."""
+        for fence in find_fences(text):
+            inside = [
+                f
+                for f in found
+                if fence.body_start <= f.start < fence.body_end and f.end <= fence.end
+            ]
+            if not inside:
+                continue
+            pos = fence.body_start
+            leftover = ""
+            for span in sorted(inside, key=lambda f: f.start):
+                leftover += text[pos : span.start]
+                pos = max(pos, min(span.end, fence.body_end))
+            leftover += text[pos : fence.body_end]
+            if not leftover.strip():
+                found.append(Found(fence.start, fence.end, None))
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        names = ", ".join(catalog.names)
+        return (
+            "You can use tools. Available tools:\n"
+            f"{compact_catalog(catalog)}\n\n"
+            "To use a tool, reply exactly in this format and then stop:\n"
+            "Thought: <why you need the tool>\n"
+            f"Action: <one tool name from: {names}>\n"
+            'Action Input: <the arguments as a JSON object, e.g. {"name": "kitchen light"}>\n\n'
+            'You will then receive the result as "Observation: ...". Never write an '
+            "Observation yourself. When you can answer, reply:\n"
+            "Thought: I can answer now.\n"
+            "Final Answer: <your answer to the user>"
+        )
+
+    def stop_sequences(self) -> list[str]:
+        return ["Observation:", "\nObservation", "Observation :", "\nobservation:"]
+
+    def format_result(self, call: ToolCall, result: Any) -> str:
+        return f"Observation: {result_text(result)}"
+
+    def sanitize(self, text: str) -> str:
+        return strip_react(text)

@@ -1,0 +1,89 @@
+"""ByteDance Seed-OSS: ``<seed:tool_call><function=fn><parameter=k>v</parameter></function>``.
+
+Values are text typed from the schema. Reasoning is ``<seed:think>…
+</seed:think>`` with ``<seed:cot_budget_reflect>`` notes; Seed often quotes the
+call format inside its thinking, so calls there only count when none follow.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects._markup import (
+    prefer_outside_reasoning,
+    typed_text_arguments,
+)
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.model import RejectedCall
+from custom_components.toolbelt.toolcalls.scan import tag_blocks
+
+if TYPE_CHECKING:
+    from custom_components.toolbelt.toolcalls.catalog import Catalog
+    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+
+__all__ = ["SeedOssDialect"]
+
+_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>")
+_PARAM = re.compile(r"<parameter=([^>]+?)\s*>")
+_BUDGET = re.compile(
+    r"<seed:cot_budget_reflect>.*?(?:</seed:cot_budget_reflect>|\Z)", re.S
+)
+_OPEN = "<seed:tool_call>"
+_CLOSE = "</seed:tool_call>"
+
+
+def _function_call(
+    catalog: Catalog, name: str, body: str, raw: str
+) -> ToolCall | RejectedCall:
+    opens = list(_PARAM.finditer(body))
+    pairs: list[tuple[str, str]] = []
+    for index, param in enumerate(opens):
+        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
+        close = body.rfind("</parameter>", param.end(), limit)
+        if close < 0:
+            return RejectedCall(
+                name=name, raw=raw, reason="a parameter is never closed"
+            )
+        pairs.append((param.group(1), body[param.end() : close]))
+    args = typed_text_arguments(catalog, name, pairs)
+    return make_call(catalog, name, args, raw=raw, coerce=True)
+
+
+class SeedOssDialect(Dialect):
+    """Seed-OSS ``<seed:tool_call>`` XML calls."""
+
+    name = "seed_oss"
+    markers = (_OPEN,)
+    triggers = (_OPEN,)
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
+            functions = list(_FUNCTION.finditer(text, body_start, body_end))
+            if not functions:
+                found.append(Found(start, end, None))
+            for index, func in enumerate(functions):
+                limit = (
+                    functions[index + 1].start()
+                    if index + 1 < len(functions)
+                    else body_end
+                )
+                close = text.rfind("</function>", func.end(), limit)
+                name = func.group(1)
+                raw = text[func.start() : limit]
+                if close < 0:
+                    call: ToolCall | RejectedCall = RejectedCall(
+                        name, raw, "call is truncated"
+                    )
+                else:
+                    call = _function_call(catalog, name, text[func.end() : close], raw)
+                found.append(Found(start, end, call))
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def sanitize(self, text: str) -> str:
+        if "<seed:cot_budget_reflect>" in text:
+            text = _BUDGET.sub("", text)
+        return text.replace("</seed:cot_budget_reflect>", "").replace("<seed:eos>", "")

@@ -1,0 +1,56 @@
+"""Salesforce xLAM / Hammer: a JSON call list, fenced or bare.
+
+Bare ``[{"name": .., "arguments": ..}]`` at the start of the reply, the same in
+a ```` ```json ```` or plain fence, ``{"tool_calls": [...]}``, or inside
+``<tool_call>...</tool_call>``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from custom_components.toolbelt.toolcalls.calls import build_result
+from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.toolcalls.model import ParseResult
+from custom_components.toolbelt.toolcalls.prompting import tools_json
+from custom_components.toolbelt.toolcalls.scan import leading_json_calls
+
+from .base import Dialect
+from .hermes import _drop_overlaps, parse_tagged
+from .markdown_json import JSON_LANGS, fenced_json_calls
+
+__all__ = ["XlamDialect"]
+
+
+class XlamDialect(Dialect):
+    """xLAM-style call lists."""
+
+    name: ClassVar[str] = "xlam"
+    markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "```json")
+    triggers: ClassVar[tuple[str, ...]] = ("{", "[")
+
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found = fenced_json_calls(text, catalog, langs=JSON_LANGS)
+        if "<tool_call>" in text:
+            found += parse_tagged(
+                text,
+                catalog,
+                tags=(("<tool_call>", "</tool_call>", True),),
+                function_tags=False,
+                bare=False,
+            )
+        if not found:
+            found = leading_json_calls(text, catalog)
+        return build_result(
+            text, _drop_overlaps(found), self.name, sanitize=self.sanitize
+        )
+
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You are an expert in composing functions. Available tools:\n"
+            f"{json.dumps(tools_json(catalog), ensure_ascii=False)}\n"
+            "If you call tools, reply ONLY with a JSON list: "
+            '[{"name": "func_name", "arguments": {"arg": "value"}}, ...]. '
+            "Otherwise answer the user directly."
+        )

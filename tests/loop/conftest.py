@@ -1,0 +1,123 @@
+"""A loop wired to the scripted HTTP model server and a small in-memory house."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+import json
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest_asyncio
+
+from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
+from custom_components.toolbelt.loop.device_commands import (
+    is_device_command_name,
+    is_read_only_name,
+)
+from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
+from custom_components.toolbelt.toolcalls import ToolCall
+from tests.openai_server import OpenAIServer
+
+TOOLS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[1] / "fixtures" / "corpus" / "tools.json").read_text()
+)
+
+
+@dataclass
+class House:
+    """Stands in for Home Assistant: devices with states, and a log of calls."""
+
+    states: dict[str, str] = field(default_factory=dict)
+    log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    delay: float = 0.0
+    active: int = 0
+    max_active: int = 0
+
+    def is_read_only(self, call: ToolCall) -> bool:
+        return is_read_only_name(call.name)
+
+    def is_device_command(self, call: ToolCall) -> bool:
+        return is_device_command_name(call.name)
+
+    async def run(self, call: ToolCall) -> ToolOutcome:
+        self.log.append((call.name, call.arguments))
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        try:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+        finally:
+            self.active -= 1
+        name = call.arguments.get("name") or call.arguments.get("area") or "?"
+        if call.name.endswith("HassTurnOn"):
+            self.states[name] = "on"
+        elif call.name.endswith("HassTurnOff"):
+            self.states[name] = "off"
+        elif call.name.endswith("HassSetPosition"):
+            self.states[name] = str(call.arguments["position"])
+        elif call.name == "Explode":
+            raise RuntimeError("the tool broke")
+        return ToolOutcome({"success": True, "name": name})
+
+
+@dataclass
+class Turn:
+    """Everything one loop run produced."""
+
+    events: list[LoopEvent]
+
+    @property
+    def text(self) -> str:
+        return "".join(e.text for e in self.events if isinstance(e, TextOut))
+
+    @property
+    def results(self) -> list[ResultOut]:
+        return [e for e in self.events if isinstance(e, ResultOut)]
+
+
+class Harness:
+    """Runs turns of a ToolLoop against the scripted server."""
+
+    def __init__(self, server: OpenAIServer, backend: OpenAICompatBackend) -> None:
+        self.server = server
+        self.backend = backend
+        self.house = House()
+
+    async def turn(
+        self,
+        text: str = "do it",
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        **settings: Any,
+    ) -> Turn:
+        loop = ToolLoop(
+            self.backend,
+            self.house,
+            LoopSettings(model="test-model", timeout=5, **settings),
+        )
+        messages = [
+            {"role": "system", "content": "You are a test assistant."},
+            {"role": "user", "content": text},
+        ]
+        events = [
+            e async for e in loop.run(messages, TOOLS if tools is None else tools)
+        ]
+        return Turn(events)
+
+
+@pytest_asyncio.fixture
+async def harness(openai_server: OpenAIServer) -> AsyncIterator[Harness]:
+    client = openai.AsyncOpenAI(
+        base_url=openai_server.base_url, api_key="sk-test", max_retries=0
+    )
+    try:
+        yield Harness(
+            openai_server,
+            OpenAICompatBackend(client, server_kind="llamacpp", label="Test server"),
+        )
+    finally:
+        await client.close()

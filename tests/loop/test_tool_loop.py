@@ -1,0 +1,266 @@
+"""The tool loop against a real HTTP model server: caps, guards, formats, streaming."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from custom_components.toolbelt.loop.events import CallsOut, HopStart, TextOut
+from tests.loop.conftest import Harness
+
+MARKUP = ("<tool_call", "</tool_call", "[TOOL_CALLS]", "Action:", "<think", '{"name"')
+
+
+def hermes(*calls: tuple[str, dict]) -> str:
+    return "\n".join(
+        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a})}\n</tool_call>"
+        for n, a in calls
+    )
+
+
+async def test_total_cap_is_exact_twenty_run_twenty_first_refused(
+    harness: Harness,
+) -> None:
+    areas = [f"room {i}" for i in range(21)]
+    for chunk in (areas[:7], areas[7:14], areas[14:]):
+        harness.server.reply_tool_calls(
+            [
+                {"name": "HassClimateGetTemperature", "arguments": {"area": a}}
+                for a in chunk
+            ]
+        )
+    harness.server.reply_text("Here are the temperatures.")
+
+    turn = await harness.turn(max_device_commands=100)
+
+    assert [args["area"] for _name, args in harness.house.log] == areas[:20]
+    last = turn.results[-1]
+    assert last.call.arguments == {"area": "room 20"}
+    assert last.data.startswith("ERROR: LimitReached")
+    assert turn.text == "Here are the temperatures."
+    # After the cap the model is asked to answer without tools.
+    assert harness.server.requests[-1].tools is None
+    assert harness.server.requests[0].tools
+
+
+async def test_four_device_commands_run_exactly_three(harness: Harness) -> None:
+    names = ["kitchen", "porch", "hallway", "garage"]
+    harness.server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": n}} for n in names]
+    )
+    harness.server.reply_text("Three lights are on; the garage was not changed.")
+
+    turn = await harness.turn()
+
+    assert harness.house.states == {"kitchen": "on", "porch": "on", "hallway": "on"}
+    refused = turn.results[3]
+    assert refused.call.arguments == {"name": "garage"}
+    assert "device commands" in refused.data
+    assert "not run" in refused.data
+    tool_messages = [
+        m for m in harness.server.requests[1].messages if m["role"] == "tool"
+    ]
+    assert len(tool_messages) == 4
+    assert "LimitReached" in tool_messages[3]["content"]
+    assert turn.text.startswith("Three lights")
+
+
+async def test_namespaced_device_commands_count_too(harness: Harness) -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {**t["function"], "name": f"intent__{t['function']['name']}"},
+        }
+        for t in harness_tools()
+    ]
+    harness.server.reply_tool_calls(
+        [{"name": "intent__HassTurnOff", "arguments": {"name": n}} for n in "abcd"]
+    )
+    harness.server.reply_text("Done with three.")
+    await harness.turn(tools=tools)
+    assert len(harness.house.log) == 3
+
+
+def harness_tools() -> list[dict]:
+    from tests.loop.conftest import TOOLS
+
+    return TOOLS
+
+
+async def test_repeated_identical_call_is_not_rerun(harness: Harness) -> None:
+    call = {"name": "HassTurnOn", "arguments": {"name": "kitchen"}}
+    harness.server.reply_tool_calls([call])
+    harness.server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
+    )
+    harness.server.reply_text("The kitchen light is on.")
+
+    turn = await harness.turn()
+
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+    repeat = turn.results[1]
+    assert repeat.data.startswith("NOTE: this exact call")
+    assert '"success": true' in repeat.data
+
+
+async def test_bad_argument_gets_readable_error_and_retry_succeeds(
+    harness: Harness,
+) -> None:
+    harness.server.reply_tool_calls(
+        [
+            {
+                "name": "HassSetPosition",
+                "arguments": {"name": "blinds", "position": "half"},
+            }
+        ]
+    )
+    harness.server.reply_tool_calls(
+        [{"name": "HassSetPosition", "arguments": {"name": "blinds", "position": 50}}]
+    )
+    harness.server.reply_text("The blinds are half open.")
+
+    turn = await harness.turn()
+
+    error = turn.results[0].data
+    assert error.startswith("ERROR: ArgumentError: ")
+    assert "position" in error
+    assert harness.house.states == {"blinds": "50"}
+    assert harness.server.requests[1].messages[-1]["content"] == error
+    assert turn.text == "The blinds are half open."
+
+
+async def test_tool_exception_is_fed_back_and_turn_goes_on(harness: Harness) -> None:
+    tools = [
+        *harness_tools(),
+        {
+            "type": "function",
+            "function": {
+                "name": "Explode",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        },
+    ]
+    harness.server.reply_tool_calls([{"name": "Explode", "arguments": {}}])
+    harness.server.reply_text("That tool is broken.")
+    turn = await harness.turn(tools=tools)
+    assert turn.results[0].data == "ERROR: RuntimeError: the tool broke"
+    assert turn.text == "That tool is broken."
+
+
+async def test_reads_run_concurrently_writes_in_order(harness: Harness) -> None:
+    harness.house.delay = 0.2
+    harness.server.reply_tool_calls(
+        [
+            {"name": "HassClimateGetTemperature", "arguments": {"area": "a"}},
+            {"name": "HassClimateGetTemperature", "arguments": {"area": "b"}},
+            {"name": "HassClimateGetTemperature", "arguments": {"area": "c"}},
+        ]
+    )
+    harness.server.reply_tool_calls(
+        [
+            {"name": "HassTurnOn", "arguments": {"name": "first"}},
+            {"name": "HassTurnOff", "arguments": {"name": "second"}},
+        ]
+    )
+    harness.server.reply_text("Done.")
+    started = time.monotonic()
+    turn = await harness.turn()
+    assert time.monotonic() - started < 1.0  # 3 reads at 0.2 s overlap; writes 0.4 s
+    assert [e.call.arguments for e in turn.results] == [
+        {"area": "a"},
+        {"area": "b"},
+        {"area": "c"},
+        {"name": "first"},
+        {"name": "second"},
+    ]
+    assert [name for name, _ in harness.house.log[3:]] == ["HassTurnOn", "HassTurnOff"]
+
+
+async def test_text_calls_in_auto_mode_use_tool_role(harness: Harness) -> None:
+    harness.server.reply_text("Sure!\n" + hermes(("HassTurnOn", {"name": "kitchen"})))
+    harness.server.reply_text("It's on.")
+
+    turn = await harness.turn()
+
+    assert harness.house.states == {"kitchen": "on"}
+    assert turn.text.startswith("Sure!")
+    assert turn.text.endswith("It's on.")
+    assert not any(marker in turn.text for marker in MARKUP)
+    assistant, tool = harness.server.requests[1].messages[-2:]
+    assert assistant["tool_calls"][0]["function"]["name"] == "HassTurnOn"
+    assert tool["role"] == "tool"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_react_stops_then_fallback_messages(
+    harness: Harness, stream: bool
+) -> None:
+    harness.server.reply_text(
+        "Thought: I should turn on the light.\nAction: HassTurnOn\n"
+        'Action Input: {"name": "kitchen"}\nObservation: it is on (invented)'
+    )
+    harness.server.reply_text(
+        "Thought: It worked.\nFinal Answer: The kitchen light is on."
+    )
+
+    turn = await harness.turn(tool_format="react", stream=stream)
+
+    assert harness.house.states == {"kitchen": "on"}
+    first, second = harness.server.requests
+    assert first.tools is None
+    assert second.tools is None
+    assert "Observation:" in first.body["stop"]
+    assert "stop" not in second.body or not second.body["stop"]
+    assert "HassTurnOn" in first.messages[0]["content"]  # the catalog is in the prompt
+    assistant, user = second.messages[-2:]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"].rstrip().endswith('Action Input: {"name": "kitchen"}')
+    assert "invented" not in assistant["content"]
+    assert user["role"] == "user"
+    assert user["content"].startswith("Observation:")
+    assert '"success": true' in user["content"]
+    assert turn.text == "The kitchen light is on."
+
+
+async def test_streaming_never_releases_markup_and_releases_prose_early(
+    harness: Harness,
+) -> None:
+    reply = "Let me check.\n" + hermes(("GetLiveContext", {}))
+    harness.server.reply_text(reply, chunks=list(reply))  # one character per chunk
+    answer = "The kitchen light is off and the porch light is on."
+    harness.server.reply_text(answer, chunks=list(answer))
+
+    turn = await harness.turn()
+
+    texts = [e.text for e in turn.events if isinstance(e, TextOut)]
+    spoken = "".join(texts)
+    assert spoken.startswith("Let me check.")
+    assert spoken.endswith(answer)
+    assert spoken.replace("Let me check.", "", 1).strip() == answer
+    assert not any(m in spoken for m in MARKUP)
+    # Prose goes out as it arrives: many small deltas, not one at the end.
+    assert len(texts) > 20
+    hop_starts = [i for i, e in enumerate(turn.events) if isinstance(e, HopStart)]
+    first_call = next(i for i, e in enumerate(turn.events) if isinstance(e, CallsOut))
+    assert hop_starts[0] < first_call < hop_starts[1]
+
+
+async def test_leaked_format_is_read_and_warned_once(harness: Harness) -> None:
+    warnings: list[str] = []
+    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
+
+    harness.server.reply_text(hermes(("HassTurnOn", {"name": "kitchen"})))
+    harness.server.reply_text("On.")
+    loop = ToolLoop(
+        harness.backend,
+        harness.house,
+        LoopSettings(model="test-model", tool_format="react", timeout=5),
+        warn_once=warnings.append,
+    )
+    messages = [{"role": "user", "content": "kitchen on"}]
+    [e async for e in loop.run(messages, harness_tools())]
+    assert harness.house.states == {"kitchen": "on"}
+    assert len(warnings) == 1
+    assert "hermes" in warnings[0]

@@ -1,0 +1,172 @@
+"""GLM-4.5/4.6/4.7 ``<tool_call>fn<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>``.
+
+Cases adapted from sgl-project/sglang test_function_call_parser.py
+(TestGlm4MoeDetector, TestGlm47MoeDetector) and ggml-org/llama.cpp
+tests/test-chat.cpp (GLM-4.6, GLM-4.7-Flash, Ling 3.0 tagged arguments);
+names renamed to the corpus catalog, wire format kept.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.toolcalls.dialect_helpers import calls, expect, parse, parse_auto, stream, ws
+
+ENGINE_CASES = [
+    # SGLang GLM-4.5: newlines between the parts, two string values
+    (
+        "<tool_call>HassListAddItem\n"
+        "<arg_key>item</arg_key>\n<arg_value>Beijing duck</arg_value>\n"
+        "<arg_key>name</arg_key>\n<arg_value>2024-06-27</arg_value>\n"
+        "</tool_call>",
+        expect(("HassListAddItem", {"item": "Beijing duck", "name": "2024-06-27"})),
+        "",
+    ),
+    # SGLang GLM-4.7: no newlines, two calls
+    (
+        "<tool_call>HassTurnOn<arg_key>area</arg_key><arg_value>Beijing</arg_value></tool_call>"
+        "<tool_call>HassTurnOff<arg_key>area</arg_key><arg_value>Shanghai</arg_value></tool_call>",
+        expect(
+            ("HassTurnOn", {"area": "Beijing"}), ("HassTurnOff", {"area": "Shanghai"})
+        ),
+        "",
+    ),
+    # llama.cpp GLM-4.6: integer typed from the schema
+    (
+        "<tool_call>HassSetVolume\n<arg_key>volume_level</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+        expect(("HassSetVolume", {"volume_level": 1})),
+        "",
+    ),
+    # llama.cpp #20650: a tool with no arguments
+    (
+        "Let me read the state.</think><tool_call>GetLiveContext</tool_call>",
+        expect(("GetLiveContext", {})),
+        "",
+    ),
+    # llama.cpp Spark/GLM typed values: number, boolean, object, array, unicode
+    (
+        "Preparing updates.<tool_call>HassClimateSetTemperature"
+        "<arg_key>temperature</arg_key><arg_value>2.5</arg_value></tool_call>"
+        "<tool_call>memory_store<arg_key>content</arg_key><arg_value>上海</arg_value>"
+        "<arg_key>pinned</arg_key><arg_value>true</arg_value>"
+        '<arg_key>metadata</arg_key><arg_value>{"source": "spark", "options": {"strict": true}}</arg_value>'
+        '<arg_key>tags</arg_key><arg_value>["alpha", "测试"]</arg_value></tool_call>',
+        expect(
+            ("HassClimateSetTemperature", {"temperature": 2.5}),
+            (
+                "memory_store",
+                {
+                    "content": "上海",
+                    "pinned": True,
+                    "metadata": {"source": "spark", "options": {"strict": True}},
+                    "tags": ["alpha", "测试"],
+                },
+            ),
+        ),
+        "Preparing updates.",
+    ),
+    # llama.cpp Ling 3.0: values may contain marker-like strings
+    (
+        "check this\n</think>\n<tool_call>send_notification\n"
+        "<arg_key>message</arg_key>\n<arg_value>contains </think> and <tool_call> strings</arg_value>\n"
+        "</tool_call>",
+        expect(
+            (
+                "send_notification",
+                {"message": "contains </think> and <tool_call> strings"},
+            )
+        ),
+        "",
+    ),
+    # llama.cpp Ling 3.0: prose after the call is content
+    (
+        "<tool_call>HassGetWeather\n<arg_key>name</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>"
+        "\nThe weather has been checked.",
+        expect(("HassGetWeather", {"name": "Paris"})),
+        "The weather has been checked.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected", "content"), ENGINE_CASES)
+def test_engine_cases(raw, expected, content):
+    for result in (parse("glm", raw), parse_auto(raw)):
+        assert calls(result) == expected
+        assert ws(result.content) == ws(content)
+
+
+def test_string_schema_keeps_digits_as_text():
+    """llama.cpp/StepFun rule: "5123123" stays a string where the schema says string."""
+    raw = (
+        "<tool_call>play_media\n<arg_key>media_id</arg_key>\n<arg_value>5123123</arg_value>\n"
+        "<arg_key>area</arg_key>\n<arg_value>den</arg_value>\n</tool_call>"
+    )
+    result = parse("glm", raw)
+    assert result.calls[0].arguments == {"media_id": "5123123", "area": "den"}
+
+
+def test_escaped_json_array_value():
+    """SGLang GLM-4.6: an array value whose quotes arrive backslash-escaped."""
+    raw = (
+        "<tool_call>create_automation<arg_key>alias</arg_key><arg_value>night</arg_value>"
+        r"<arg_key>triggers</arg_key><arg_value>[{\"platform\": \"time\", \"at\": \"22:00\"}]"
+        "</arg_value><arg_key>actions</arg_key><arg_value>[]</arg_value></tool_call>"
+    )
+    result = parse("glm", raw)
+    assert result.calls[0].arguments["triggers"] == [
+        {"platform": "time", "at": "22:00"}
+    ]
+
+
+def test_reasoning_split_and_forced_open_thinking():
+    raw = (
+        "I'm\nthinking</think><tool_call>HassTurnOn<arg_key>name</arg_key>"
+        "<arg_value>desk lamp</arg_value></tool_call>"
+    )
+    result = parse("glm", raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "desk lamp"}))
+    assert result.reasoning == "I'm\nthinking"
+    assert result.content == ""
+
+
+def test_hermes_json_in_the_same_tag_is_not_glm():
+    raw = (
+        '<tool_call>\n{"name": "HassTurnOn", "arguments": {"name": "a"}}\n</tool_call>'
+    )
+    assert parse("glm", raw).calls == []
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "<tool_call>HassTurnOn\n<arg_key>name</arg_key>\n<arg_value>kitch",
+        "<tool_call>HassTurnOn<arg_key>name</arg_key><arg_value>a</arg_value>",
+    ],
+)
+def test_truncated_calls_are_never_dispatched(raw):
+    for result in (parse("glm", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected
+
+
+def test_unknown_tool_is_refused():
+    """SGLang test_invalid_tool_call."""
+    raw = "<tool_call>invalid_func\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>"
+    result = parse("glm", raw)
+    assert result.calls == []
+    assert result.rejected[0].name == "invalid_func"
+
+
+def test_prose_is_not_a_call():
+    raw = "GLM writes <arg_key> and <arg_value> tags; nothing to call here."
+    for result in (parse("glm", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.content == raw
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_streaming_holds_on_the_tag(size):
+    raw = "On it. <tool_call>GetDateTime</tool_call>"
+    released, holding = stream("glm", raw, size=size)
+    assert holding
+    assert released == "On it. "

@@ -1,0 +1,185 @@
+"""Kimi K2 ``<|tool_call_begin|>functions.fn:0<|tool_call_argument_begin|>{..}``.
+
+Cases adapted from ggml-org/llama.cpp tests/test-chat.cpp (Kimi-K2 and
+Kimi-K2-Thinking peg tests), vllm-project/vllm
+tests/tool_parsers/test_kimi_k2_tool_parser.py and sgl-project/sglang
+test_function_call_parser.py (TestKimiK2Detector); names renamed to the corpus
+catalog, wire format kept. Ids (``functions.fn:N``) must come back verbatim.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.toolcalls.dialect_helpers import calls, expect, parse, parse_auto, stream, ws
+
+SB = "<|tool_calls_section_begin|>"
+SE = "<|tool_calls_section_end|>"
+TB = "<|tool_call_begin|>"
+TE = "<|tool_call_end|>"
+AB = "<|tool_call_argument_begin|>"
+
+
+def _tool(call_id: str, args: str) -> str:
+    return f"{TB}{call_id}{AB}{args}{TE}"
+
+
+ENGINE_CASES = [
+    # llama.cpp single call
+    (
+        f"{SB}{_tool('functions.HassSetVolume:0', '{"volume_level": 1}')}{SE}",
+        expect(("HassSetVolume", {"volume_level": 1})),
+        ["functions.HassSetVolume:0"],
+        "",
+        "",
+    ),
+    # llama.cpp reasoning then a call
+    (
+        f"<think>I'm thinking about this</think>{SB}{_tool('functions.GetDateTime:0', '{}')}{SE}",
+        expect(("GetDateTime", {})),
+        ["functions.GetDateTime:0"],
+        "",
+        "I'm thinking about this",
+    ),
+    # llama.cpp content before the call
+    (
+        f"Hello, world!\nWhat's up?{SB}{_tool('functions.HassTurnOn:0', '{"name": "a"}')}{SE}",
+        expect(("HassTurnOn", {"name": "a"})),
+        ["functions.HassTurnOn:0"],
+        "Hello, world!\nWhat's up?",
+        "",
+    ),
+    # llama.cpp three calls, counter increments
+    (
+        SB
+        + _tool("functions.HassTurnOn:0", '{"name": "a"}')
+        + _tool("functions.web_search:1", '{"query": "print(1)"}')
+        + _tool("functions.send_notification:2", '{"message": "<p>test</p>"}')
+        + SE,
+        expect(
+            ("HassTurnOn", {"name": "a"}),
+            ("web_search", {"query": "print(1)"}),
+            ("send_notification", {"message": "<p>test</p>"}),
+        ),
+        [
+            "functions.HassTurnOn:0",
+            "functions.web_search:1",
+            "functions.send_notification:2",
+        ],
+        "",
+        "",
+    ),
+    # llama.cpp Kimi-K2-Thinking: calls inside the thinking block, no closer
+    (
+        "<think>I need to call two functions"
+        + SB
+        + _tool("functions.HassTurnOn:0", '{"name": "a"}')
+        + _tool("functions.GetDateTime:1", "{}")
+        + SE,
+        expect(("HassTurnOn", {"name": "a"}), ("GetDateTime", {})),
+        ["functions.HassTurnOn:0", "functions.GetDateTime:1"],
+        "",
+        "I need to call two functions",
+    ),
+    # llama.cpp: inside thinking, without section or end tokens
+    (
+        f'<think>I need to call two functions{TB}functions.HassTurnOn:0{AB}{{"name": "a"}}'
+        f"{TB}functions.GetDateTime:1{AB}{{}}",
+        expect(("HassTurnOn", {"name": "a"}), ("GetDateTime", {})),
+        ["functions.HassTurnOn:0", "functions.GetDateTime:1"],
+        "",
+        "I need to call two functions",
+    ),
+    # llama.cpp "real life" call without any end tokens
+    (
+        f'{TB}functions.web_fetch:0{AB}{{"url": "http://example.com", "max_chars": 10}}',
+        expect(("web_fetch", {"url": "http://example.com", "max_chars": 10})),
+        ["functions.web_fetch:0"],
+        "",
+        "",
+    ),
+    # vLLM: multi-line JSON, trailing space after the id, no "functions." prefix
+    (
+        f'Formatted. {SB}{TB}functions.HassSetVolume:0 {AB}{{\n  "area": "test",\n  "volume_level": 123\n}}{TE}{SE}',
+        expect(("HassSetVolume", {"area": "test", "volume_level": 123})),
+        ["functions.HassSetVolume:0"],
+        "Formatted.",
+        "",
+    ),
+    (
+        f"No prefix. {SB}{_tool('HassGetWeather:0', '{"name": "Tokyo"}')}{SE}",
+        expect(("HassGetWeather", {"name": "Tokyo"})),
+        ["HassGetWeather:0"],
+        "No prefix.",
+        "",
+    ),
+    # vLLM: a bare counter id; the tool is inferred from the argument keys
+    (
+        f"Let me check. {SB}{_tool('0', '{"url": "http://example.com", "max_chars": 5}')}{SE}",
+        expect(("web_fetch", {"url": "http://example.com", "max_chars": 5})),
+        ["0"],
+        "Let me check.",
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected", "ids", "content", "reasoning"), ENGINE_CASES
+)
+def test_engine_cases(raw, expected, ids, content, reasoning):
+    for result in (parse("kimi_k2", raw), parse_auto(raw)):
+        assert calls(result) == expected
+        assert [c.id for c in result.calls] == ids
+        assert ws(result.content) == ws(content)
+        assert ws(result.reasoning) == ws(reasoning)
+
+
+def test_ambiguous_bare_counter_is_refused():
+    """vLLM: a bare counter whose arguments fit several tools names no tool."""
+    result = parse("kimi_k2", f"{SB}{_tool('0', '{"name": "x"}')}{SE}")
+    assert result.calls == []
+    assert result.rejected
+
+
+def test_truncated_arguments_are_never_dispatched():
+    """llama.cpp partial call and SGLang test_partial_tool_call."""
+    raw = f'{SB}{TB}functions.HassTurnOn:0{AB}{{"name": '
+    for result in (parse("kimi_k2", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected
+        assert result.content == ""
+
+
+def test_a_bad_call_does_not_drop_its_sibling():
+    raw = (
+        SB
+        + _tool("functions.HassTurnOn:0", '{"name": "a"')
+        + _tool("functions.GetDateTime:1", "{}")
+        + SE
+    )
+    result = parse("kimi_k2", raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "a"}), ("GetDateTime", {}))
+
+
+def test_unknown_tool_is_refused():
+    """SGLang test_invalid_tool_call."""
+    raw = f"{SB}{_tool('functions.invalid_tool:0', '{"city": "Paris"}')}{SE}"
+    result = parse("kimi_k2", raw)
+    assert result.calls == []
+    assert result.rejected[0].name == "invalid_tool"
+
+
+def test_prose_is_not_a_call():
+    raw = "Kimi uses <|tool_calls_section_begin|> blocks, but I can answer directly."
+    for result in (parse("kimi_k2", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert "<|" not in result.content
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_streaming_holds_on_the_section(size):
+    raw = f"I'll check. {SB}{_tool('functions.GetDateTime:0', '{}')}{SE}"
+    released, holding = stream("kimi_k2", raw, size=size)
+    assert holding
+    assert released == "I'll check. "

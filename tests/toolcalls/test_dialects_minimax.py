@@ -1,0 +1,201 @@
+"""MiniMax M2 ``<minimax:tool_call>`` invokes and M1 ``<tool_calls>`` JSON lines.
+
+Cases adapted from ggml-org/llama.cpp tests/test-chat.cpp (MiniMax-M2),
+sgl-project/sglang test/registered/function_call/test_minimax_m2_detector.py
+and vllm-project/vllm tests/tool_parsers/test_minimax_tool_parser.py (M1);
+names renamed to the corpus catalog, wire format kept.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.toolcalls.dialect_helpers import calls, expect, parse, parse_auto, stream, ws
+
+ENGINE_CASES = [
+    # llama.cpp M2: forced-open thinking, no arguments
+    (
+        "Let's call a tool:\n</think>\n\n<minimax:tool_call>\n"
+        '<invoke name="GetDateTime">\n</invoke>\n</minimax:tool_call>',
+        expect(("GetDateTime", {})),
+        "",
+        "Let's call a tool:",
+    ),
+    # llama.cpp M2: integer typed from the schema
+    (
+        '\n</think>\n\n<minimax:tool_call>\n<invoke name="HassSetVolume">\n<parameter '
+        'name="volume_level">1</parameter>\n</invoke>\n</minimax:tool_call>',
+        expect(("HassSetVolume", {"volume_level": 1})),
+        "",
+        "",
+    ),
+    # SGLang: text before and after a complete block
+    (
+        'Here is some text.<minimax:tool_call><invoke name="memory_search"><parameter '
+        'name="query">porch</parameter></invoke></minimax:tool_call>More text after.',
+        expect(("memory_search", {"query": "porch"})),
+        "Here is some text. More text after.",
+        "",
+    ),
+    # SGLang: a nullable string keeps "hi", an explicit null is None
+    (
+        '<minimax:tool_call><invoke name="memory_store"><parameter name="content">x</parameter>'
+        '<parameter name="expires">hi</parameter></invoke></minimax:tool_call>',
+        expect(("memory_store", {"content": "x", "expires": "hi"})),
+        "",
+        "",
+    ),
+    (
+        '<minimax:tool_call><invoke name="memory_store"><parameter name="content">x</parameter>'
+        '<parameter name="expires">null</parameter></invoke></minimax:tool_call>',
+        expect(("memory_store", {"content": "x", "expires": None})),
+        "",
+        "",
+    ),
+    # SGLang: a value that contains "</parameter>" and one with HTML
+    (
+        '<minimax:tool_call><invoke name="send_notification"><parameter name="message">This '
+        "text contains </parameter> in it</parameter><parameter name=\"title\"><div>Hello</div>"
+        "</parameter></invoke></minimax:tool_call>",
+        expect(
+            (
+                "send_notification",
+                {"message": "This text contains </parameter> in it", "title": "<div>Hello</div>"},
+            )
+        ),
+        "",
+        "",
+    ),
+    # SGLang: object and array values
+    (
+        '<minimax:tool_call><invoke name="memory_store"><parameter name="content">x</parameter>'
+        '<parameter name="metadata">{"key": "value"}</parameter>'
+        '<parameter name="tags">["1", "2", "four"]</parameter></invoke></minimax:tool_call>',
+        expect(
+            ("memory_store", {"content": "x", "metadata": {"key": "value"}, "tags": ["1", "2", "four"]})
+        ),
+        "",
+        "",
+    ),
+    # Two invokes in one block
+    (
+        '<minimax:tool_call>\n<invoke name="HassTurnOff">\n<parameter name="area">kitchen</parameter>\n'
+        '</invoke>\n<invoke name="HassTurnOn">\n<parameter name="area">hall</parameter>\n</invoke>\n'
+        "</minimax:tool_call>",
+        expect(("HassTurnOff", {"area": "kitchen"}), ("HassTurnOn", {"area": "hall"})),
+        "",
+        "",
+    ),
+    # SGLang: the block closer is missing but the invoke is complete
+    (
+        '[Pasted ~4 lines]<minimax:tool_call><invoke name="memory_search"><parameter '
+        'name="query">false</parameter></invoke>',
+        expect(("memory_search", {"query": "false"})),
+        "[Pasted ~4 lines]",
+        "",
+    ),
+    # vLLM M1: one and two JSON lines, content before
+    (
+        '<tool_calls>\n{"name": "HassClimateGetTemperature", "arguments": {"area": "Dallas"}}\n'
+        "</tool_calls>",
+        expect(("HassClimateGetTemperature", {"area": "Dallas"})),
+        "",
+        "",
+    ),
+    (
+        "I'll help you check the temperature. <tool_calls>\n"
+        '{"name": "HassClimateGetTemperature", "arguments": {"area": "Dallas"}}\n'
+        '{"name": "HassClimateGetTemperature", "arguments": {"area": "Orlando"}}\n'
+        "</tool_calls>",
+        expect(
+            ("HassClimateGetTemperature", {"area": "Dallas"}),
+            ("HassClimateGetTemperature", {"area": "Orlando"}),
+        ),
+        "I'll help you check the temperature.",
+        "",
+    ),
+    # vLLM M1: incomplete closing tag
+    (
+        '<tool_calls>\n{"name": "HassClimateGetTemperature", "arguments": {"area": "Boston"}}',
+        expect(("HassClimateGetTemperature", {"area": "Boston"})),
+        "",
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected", "content", "reasoning"), ENGINE_CASES)
+def test_engine_cases(raw, expected, content, reasoning):
+    for result in (parse("minimax", raw), parse_auto(raw)):
+        assert calls(result) == expected
+        assert ws(result.content) == ws(content)
+        assert ws(result.reasoning) == ws(reasoning)
+
+
+def test_string_schema_keeps_digits_as_text():
+    raw = (
+        '<minimax:tool_call><invoke name="play_media"><parameter name="media_id">5123123'
+        "</parameter></invoke></minimax:tool_call>"
+    )
+    assert parse("minimax", raw).calls[0].arguments == {"media_id": "5123123"}
+
+
+def test_calls_quoted_in_thinking_are_ignored_when_a_real_one_follows():
+    """vLLM M1 test_extract_tool_calls_with_thinking_tags."""
+    raw = (
+        '<think>I should use a tool. <tool_calls>\n{"name": "HassTurnOff", "arguments": '
+        '{"area": "x"}}\n</tool_calls></think>\n\nLet me help you. <tool_calls>\n'
+        '{"name": "HassGetWeather", "arguments": {"name": "Miami"}}\n</tool_calls>'
+    )
+    result = parse("minimax", raw)
+    assert calls(result) == expect(("HassGetWeather", {"name": "Miami"}))
+    assert result.content == "Let me help you."
+
+
+def test_invalid_lines_do_not_drop_valid_calls():
+    """vLLM M1 test_extract_tool_calls_invalid_json."""
+    raw = (
+        '<tool_calls>\n{"name": "HassTurnOn", "arguments": {"name": "a"}}\n{invalid json here}\n'
+        '{"name": "HassTurnOff", "arguments": {"name": "b"}}\n</tool_calls>'
+    )
+    result = parse("minimax", raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "a"}), ("HassTurnOff", {"name": "b"}))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # SGLang streaming case: stream ended without </invoke>
+        'Normal text before<minimax:tool_call><invoke name="HassTurnOn"><parameter name="name">a'
+        "</parameter>",
+        '<minimax:tool_call><invoke name="HassTurnOn"><parameter name="name">kitch',
+        '<tool_calls>\n{"name": "HassTurnOn", "arguments": {"name": "kitch',
+    ],
+)
+def test_truncated_calls_are_never_dispatched(raw):
+    for result in (parse("minimax", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected
+        assert "<invoke" not in result.content
+        assert "kitch" not in result.content
+
+
+def test_unknown_tool_is_refused():
+    raw = '<minimax:tool_call><invoke name="delete_all"></invoke></minimax:tool_call>'
+    result = parse("minimax", raw)
+    assert result.calls == []
+    assert result.rejected[0].name == "delete_all"
+
+
+def test_prose_is_not_a_call():
+    raw = "This is a test: MiniMax wraps calls in <minimax:tool_call> tags."
+    for result in (parse("minimax", raw), parse_auto(raw)):
+        assert result.calls == []
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_streaming_holds_on_the_block(size):
+    raw = 'Text before <minimax:tool_call><invoke name="GetDateTime"></invoke></minimax:tool_call>'
+    released, holding = stream("minimax", raw, size=size)
+    assert holding
+    assert released == "Text before "

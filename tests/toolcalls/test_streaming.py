@@ -1,0 +1,149 @@
+"""The streaming detector: prose out at once, markup never released."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import random
+
+import pytest
+
+from custom_components.toolbelt.toolcalls import StreamDetector, resolve_dialect
+from custom_components.toolbelt.toolcalls.registry import dialect_names, get_dialect
+
+CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
+CASES = [json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line]
+TOOL_NAMES = [t["function"]["name"] for t in json.loads((CORPUS / "tools.json").read_text())]
+
+
+def _stream(text: str, sizes: list[int] | int = 1) -> tuple[str, StreamDetector]:
+    detector = resolve_dialect("auto").detector(names=tuple(TOOL_NAMES))
+    out: list[str] = []
+    pos = 0
+    index = 0
+    while pos < len(text):
+        size = sizes if isinstance(sizes, int) else sizes[index % len(sizes)]
+        out.append(detector.feed(text[pos : pos + size]))
+        pos += size
+        index += 1
+    out.append(detector.finish())
+    return "".join(out), detector
+
+
+def _all_markers() -> set[str]:
+    markers: set[str] = set()
+    for name in dialect_names():
+        markers.update(get_dialect(name).markers)
+    return markers
+
+
+CALL_CASES = [c for c in CASES if c["expected"]]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 64])
+@pytest.mark.parametrize("case", CALL_CASES, ids=[c["id"] for c in CALL_CASES])
+def test_no_markup_is_ever_released(case: dict, chunk: int) -> None:
+    released, _ = _stream(case["raw"], chunk)
+    content = case["expected_content"]
+    for call in case["expected"]:
+        if call["name"] not in content:
+            assert call["name"] not in released, f"tool name leaked: {released!r}"
+    for marker in _all_markers():
+        if marker.strip() and marker not in content:
+            assert marker not in released, f"marker {marker!r} leaked"
+    if "{" not in content:
+        assert "{" not in released
+
+
+@pytest.mark.parametrize("case", CALL_CASES, ids=[c["id"] for c in CALL_CASES])
+def test_random_chunking_is_equally_safe(case: dict) -> None:
+    rng = random.Random(case["id"])
+    sizes = [rng.randint(1, 12) for _ in range(50)]
+    released, detector = _stream(case["raw"], sizes)
+    for call in case["expected"]:
+        if call["name"] not in case["expected_content"]:
+            assert call["name"] not in released
+
+
+def test_prose_is_released_immediately() -> None:
+    detector = resolve_dialect("auto").detector()
+    assert detector.feed("The kitchen ") == "The kitchen "
+    assert detector.feed("light is on") == "light is on"
+    assert detector.feed(" and dimmed.") == " and dimmed."
+    assert not detector.holding
+    assert detector.finish() == ""
+
+
+def test_only_a_possible_marker_prefix_is_held() -> None:
+    detector = resolve_dialect("auto").detector()
+    assert detector.feed("Sure, one moment <tool") == "Sure, one moment "
+    assert detector.feed("box is fine") == "<toolbox is fine"
+    assert detector.feed(" <tool_call>{") == " "
+    assert detector.holding
+    assert detector.feed('"name": "x"}</tool_call> more') == ""
+    assert detector.finish() == ""
+
+
+def test_bare_json_only_counts_at_the_start() -> None:
+    start = resolve_dialect("auto").detector()
+    assert start.feed('  {"name": "HassTurnOn"') == ""
+    assert start.holding
+    later = resolve_dialect("auto").detector()
+    assert later.feed('Your windows: ["kitchen"]') == 'Your windows: ["kitchen"]'
+    assert not later.holding
+
+
+def test_reasoning_is_swallowed_then_streaming_resumes() -> None:
+    released, detector = _stream("<think>plan: call {x}</think>It is 21 degrees.", 2)
+    assert released == "It is 21 degrees."
+    assert not detector.holding
+
+
+def test_json_after_reasoning_counts_as_reply_start() -> None:
+    released, detector = _stream('<think>ok</think>\n{"name": "GetDateTime", "arguments": {}}')
+    assert released.strip() == ""
+    assert detector.holding
+
+
+def test_forced_open_reasoning() -> None:
+    detector = StreamDetector(["<tool_call>"], start_in_reasoning=True)
+    assert detector.feed("the user wants ") == ""
+    assert detector.in_reasoning
+    assert detector.feed("x</think>Done.") == "Done."
+
+
+def test_react_final_answer_is_released_without_label() -> None:
+    released, detector = _stream("Thought: I know this.\nFinal Answer: It is on.", 1)
+    assert released == "It is on."
+    assert not detector.holding
+
+
+def test_react_action_holds_and_observation_blocks_final_answer() -> None:
+    raw = "Thought: check\nAction: web_search\nAction Input: x\nObservation: y\nFinal Answer: z"
+    released, detector = _stream(raw, 5)
+    assert released == ""
+    assert detector.holding
+
+
+def test_react_label_after_prose_line_is_held() -> None:
+    released, _ = _stream("Let me look.\n    Action: web_search\n    Action Input: {}", 1)
+    assert released == "Let me look.\n"
+
+
+def test_label_mid_sentence_is_prose() -> None:
+    released, detector = _stream("Call to Action: replace the batteries.", 1)
+    assert released == "Call to Action: replace the batteries."
+    assert not detector.holding
+
+
+def test_detector_of_one_dialect_holds_on_every_dialects_markers() -> None:
+    detector = get_dialect("react").detector()
+    assert detector.feed("Okay [TOOL_CALLS][") == "Okay "
+    assert detector.holding
+
+
+def test_finish_releases_a_tail_that_never_became_a_marker() -> None:
+    detector = resolve_dialect("auto").detector()
+    assert detector.feed("I like <to") == "I like "
+    assert detector.finish() == "<to"
+    assert detector.released == "I like <to"

@@ -1,0 +1,423 @@
+"""Our tools through HA's LLM API registry, as any HA agent would call them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.const import EVENT_HOMEASSISTANT_STOP
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import issue_registry as ir, llm
+from homeassistant.setup import async_setup_component
+import pytest_asyncio
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from voluptuous_openapi import convert
+
+from custom_components.toolbelt.tools.api import (
+    DATA_TOOLS,
+    async_get_tools_diagnostics,
+    async_get_turn_record,
+    async_setup_tools_api,
+    drop_redundant_time,
+)
+from custom_components.toolbelt.tools.const import (
+    API_ID,
+    CONF_FETCH_ALLOW_LIST,
+    CONF_MEMORY_BACKEND,
+    CONF_SEARCH_API_KEY,
+    CONF_SEARCH_BACKEND,
+    CONF_SEARCH_URL,
+    DOMAIN,
+    ISSUE_SEARCH_AUTH,
+    SUBENTRY_TYPE_TOOLS,
+)
+
+from .conftest import LocalServer, StartServer
+
+PAGE = """<html><head><title>Eclipse guide</title></head><body>
+<nav>Home | Shop</nav><article><h1>Eclipse guide</h1>
+<p>The eclipse of 12 August 2026 crosses northern Spain in the evening hours.</p>
+<p>Totality lasts up to one minute and forty seconds near the Atlantic coast.</p>
+</article></body></html>"""
+BRAVE_KEY = "BSA-very-secret-key"
+
+
+def tools_entry(**data: Any) -> MockConfigEntry:
+    """A Toolbelt entry whose 'tools' subentry holds data."""
+    return MockConfigEntry(
+        domain=DOMAIN,
+        subentries_data=[
+            ConfigSubentryData(
+                data=data,
+                subentry_type=SUBENTRY_TYPE_TOOLS,
+                title="Tool backends",
+                unique_id=None,
+            )
+        ],
+    )
+
+
+def llm_context(user_id: str | None = None) -> llm.LLMContext:
+    """A conversation turn's context (a fresh HA context each call)."""
+    return llm.LLMContext(
+        platform=DOMAIN,
+        context=Context(user_id=user_id),
+        language="en",
+        assistant="conversation",
+        device_id=None,
+    )
+
+
+@pytest_asyncio.fixture
+async def setup_api(
+    hass: HomeAssistant, tmp_path: Path
+) -> AsyncIterator[Callable[[MockConfigEntry], Any]]:
+    """Register the API for an entry; unregister and close after the test."""
+    hass.config.config_dir = str(tmp_path)
+    undo: list[Callable[[], None]] = []
+
+    async def setup(entry: MockConfigEntry) -> Callable[[], None]:
+        entry.add_to_hass(hass)
+        unregister = await async_setup_tools_api(hass, entry)
+        undo.append(unregister)
+        return unregister
+
+    yield setup
+    for unregister in undo:
+        unregister()
+    await hass.async_block_till_done()
+
+
+async def call(
+    hass: HomeAssistant, name: str, args: dict[str, Any], context: llm.LLMContext
+) -> dict[str, Any]:
+    """One tool call through a fresh API instance, as an agent makes it."""
+    api = await llm.async_get_api(hass, API_ID, context)
+    return dict(
+        await api.async_call_tool(llm.ToolInput(tool_name=name, tool_args=args))
+    )
+
+
+async def test_registered_with_schemas_from_our_tools(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """'Toolbelt tools' is listed; HA renders our parameters back to our JSON schema."""
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    assert API_ID in {api.id for api in llm.async_get_apis(hass)}
+    api = await llm.async_get_api(hass, API_ID, llm_context())
+    assert api.api.name == "Toolbelt tools"
+    assert "memory" in api.api_prompt
+    # No search backend configured: no search tool offered.
+    assert [t.name for t in api.tools] == ["memory", "web_fetch", "time"]
+    memory = api.tools[0]
+    rendered = convert(memory.parameters)
+    assert rendered["required"] == ["action"]
+    assert rendered["properties"]["action"]["enum"] == [
+        "search",
+        "store",
+        "update",
+        "delete",
+    ]
+    assert rendered["properties"]["limit"]["type"] == "integer"
+    assert rendered["properties"]["query"]["description"].startswith(
+        "Words to look for"
+    )
+    assert memory.description
+    assert memory.description.startswith("Long-term memory")
+    # What the tool loop reads: no device commands; memory writes are not reads.
+    assert all(getattr(t, "is_device_command", None) is False for t in api.tools)
+    assert memory.is_read_only_call({"action": "search"})
+    assert not memory.is_read_only_call({"action": "store", "content": "x"})
+    assert api.tools[1].is_read_only_call({"url": "https://e.org"})
+
+
+async def test_memory_found_in_a_later_conversation(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """Stored in one turn, found in another (also through old tool names)."""
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    stored = await call(
+        hass,
+        "memory",
+        {"action": "store", "content": "The user's favourite tea is Earl Grey."},
+        llm_context(),
+    )
+    legacy = await call(
+        hass, "save_memory", {"fact": "The bins go out on Tuesday."}, llm_context()
+    )
+    found = await call(
+        hass, "search_memories", {"query": "favourite tea"}, llm_context()
+    )
+
+    assert stored["result"].startswith("Stored memory 1 for everyone in the home")
+    assert legacy["result"].startswith("Stored memory 2")
+    assert "[id 1] The user's favourite tea is Earl Grey." in found["result"]
+    assert "bins" not in found["result"]
+    assert (Path(hass.config.config_dir) / "toolbelt_memory.db").exists()
+
+
+async def test_memories_are_per_user(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """A user's memory is theirs; a conversation without a user does not see it."""
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    await call(
+        hass,
+        "memory",
+        {"action": "store", "content": "Alice's PIN hint is her cat."},
+        llm_context("alice"),
+    )
+    mine = await call(
+        hass, "memory", {"action": "search", "query": "PIN hint"}, llm_context("alice")
+    )
+    theirs = await call(
+        hass, "memory", {"action": "search", "query": "PIN hint"}, llm_context("bob")
+    )
+    nobody = await call(
+        hass, "memory", {"action": "search", "query": "PIN hint"}, llm_context()
+    )
+    steal = await call(hass, "forget", {"memory_id": 1}, llm_context("bob"))
+
+    assert "Alice's PIN hint is her cat." in mine["result"]
+    assert theirs["result"] == "No memories found matching 'PIN hint'."
+    assert nobody["result"] == "No memories found matching 'PIN hint'."
+    assert steal["error"].startswith(
+        "ERROR: MemoryNotFoundError: There is no memory with id 1"
+    )
+
+
+async def test_bad_arguments_are_readable(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """A malformed call returns an error the model can act on, never raises."""
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    no_action = await call(hass, "memory", {"query": "tea"}, llm_context())
+    no_content = await call(hass, "memory", {"action": "store"}, llm_context())
+    no_search = await call(hass, "web_search", {"query": "x"}, llm_context())
+
+    assert no_action["error"].startswith(
+        "ERROR: ArgumentError: missing required argument: action"
+    )
+    assert (
+        no_content["error"]
+        == "ERROR: ToolError: store needs 'content': the fact to remember."
+    )
+    assert no_search["error"].startswith("ERROR: ToolError: Web search is not set up")
+
+
+async def _searx_and_pages(start: StartServer) -> LocalServer:
+    """One local server: a SearXNG JSON API whose results point at its own pages."""
+
+    async def search(request: web.Request) -> web.Response:
+        base = f"http://127.0.0.1:{request.url.port}"
+        return web.json_response(
+            {
+                "results": [
+                    {
+                        "url": f"{base}/eclipse",
+                        "title": "Eclipse guide",
+                        "content": "Spain, 12 August.",
+                    },
+                    {
+                        "url": f"{base}/other",
+                        "title": "Other",
+                        "content": "Something else.",
+                    },
+                ]
+            }
+        )
+
+    app = web.Application()
+    app.router.add_get("/search", search)
+    app.router.add_get(
+        "/eclipse", lambda r: web.Response(text=PAGE, content_type="text/html")
+    )
+    return await start(app)
+
+
+async def test_search_then_fetch_share_numbered_references(
+    hass: HomeAssistant, setup_api: Callable[..., Any], local_server: StartServer
+) -> None:
+    """Search results are [1], [2]; fetching [1] keeps its number; the turn is traced."""
+    server = await _searx_and_pages(local_server)
+    await setup_api(
+        tools_entry(
+            **{
+                CONF_SEARCH_BACKEND: "searxng",
+                CONF_SEARCH_URL: server.url,
+                CONF_FETCH_ALLOW_LIST: ["127.0.0.1/32"],
+            }
+        )
+    )
+    context = llm_context()
+    api = await llm.async_get_api(hass, API_ID, context)
+    assert [t.name for t in api.tools] == ["memory", "search", "web_fetch", "time"]
+
+    found = await api.async_call_tool(
+        llm.ToolInput(tool_name="search", tool_args={"query": "eclipse", "kind": "web"})
+    )
+    page = await api.async_call_tool(
+        llm.ToolInput(tool_name="fetch_url", tool_args={"url": f"{server.url}/eclipse"})
+    )
+    missing = await api.async_call_tool(
+        llm.ToolInput(tool_name="web_fetch", tool_args={"url": f"{server.url}/nope"})
+    )
+
+    assert "[1] Eclipse guide" in found["result"]
+    assert "[2] Other" in found["result"]
+    assert found["result"].endswith("Cite sources as [n] in your answer.")
+    assert page["result"].startswith(f"[1] Eclipse guide\n    {server.url}/eclipse")
+    assert "crosses northern Spain" in page["result"]
+    assert "Shop" not in page["result"]
+    assert "answered HTTP 404" in missing["error"]
+
+    assert context.context is not None
+    record = async_get_turn_record(hass, context.context.id)
+    assert record is not None
+    assert [r.number for r in record.references.items()] == [1, 2]
+    assert [(c.tool, c.backend, c.ok) for c in record.calls] == [
+        ("search", "SearXNG", True),
+        ("web_fetch", "http", True),
+        ("web_fetch", "http", False),
+    ]
+    assert all(c.latency_ms > 0 for c in record.calls)
+
+
+async def test_bad_key_raises_repair_issue_and_is_redacted(
+    hass: HomeAssistant, setup_api: Callable[..., Any], local_server: StartServer
+) -> None:
+    """A refused key: readable error, a repair issue, no key in diagnostics; fixed later."""
+    accept = {"ok": False}
+
+    async def brave(request: web.Request) -> web.Response:
+        if not accept["ok"]:
+            return web.json_response(
+                {"error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}}, status=422
+            )
+        return web.json_response(
+            {
+                "web": {
+                    "results": [
+                        {"title": "T", "url": "https://e.org/", "description": "d"}
+                    ]
+                }
+            }
+        )
+
+    app = web.Application()
+    app.router.add_get("/web/search", brave)
+    server = await local_server(app)
+    await setup_api(
+        tools_entry(
+            **{
+                CONF_SEARCH_BACKEND: "brave",
+                CONF_SEARCH_URL: server.url,
+                CONF_SEARCH_API_KEY: BRAVE_KEY,
+                CONF_MEMORY_BACKEND: "sqlite",
+            }
+        )
+    )
+
+    failed = await call(hass, "search", {"query": f"why {BRAVE_KEY}"}, llm_context())
+
+    assert failed["error"].startswith(
+        "ERROR: BackendAuthError: Brave Search says the subscription token is invalid"
+    )
+    issue = ir.async_get(hass).async_get_issue(DOMAIN, ISSUE_SEARCH_AUTH)
+    assert issue is not None
+    assert issue.translation_placeholders == {
+        "backend": "Brave Search",
+        "details": "The subscription token is invalid. Check the Brave Search API "
+        "key (api-dashboard.search.brave.com) in the Toolbelt tools settings.",
+    }
+    diagnostics = str(async_get_tools_diagnostics(hass))
+    assert BRAVE_KEY not in diagnostics
+    assert "**REDACTED**" in diagnostics
+
+    accept["ok"] = True
+    worked = await call(hass, "search", {"query": "x"}, llm_context())
+    assert worked["result"].startswith("Web results for 'x':\n[1] T")
+    assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE_SEARCH_AUTH) is None
+
+
+async def test_merged_with_assist(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """Selected next to Assist: namespaced calls work; our time gives way to GetDateTime."""
+    assert await async_setup_component(hass, "homeassistant", {})
+    assert await async_setup_component(hass, "intent", {})
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    api = await llm.async_get_api(hass, [llm.LLM_API_ASSIST, API_ID], llm_context())
+    names = [t.name for t in api.tools]
+    assert "toolbelt-tools__memory" in names
+    assert "toolbelt-tools__time" in names
+    assert "assist__GetDateTime" in names
+
+    kept = [t.name for t in drop_redundant_time(api.tools)]
+    assert "toolbelt-tools__time" not in kept
+    assert "toolbelt-tools__memory" in kept
+
+    result = await api.async_call_tool(
+        llm.ToolInput(
+            tool_name="toolbelt-tools__memory",
+            tool_args={"action": "store", "content": "Kitchen lights dim at 22:00."},
+        )
+    )
+    assert result["result"].startswith("Stored memory 1")
+
+
+async def test_time_tool(hass: HomeAssistant, setup_api: Callable[..., Any]) -> None:
+    """Our time tool answers in HA's time zone; legacy names reach it."""
+    await hass.config.async_set_time_zone("Europe/Paris")
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    result = await call(hass, "get_current_time", {}, llm_context())
+
+    assert "time zone Europe/Paris" in result["result"]
+    await hass.config.async_set_time_zone("UTC")
+
+
+async def test_one_api_for_many_entries(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    """Two entries share one registration; it goes when the last one unloads."""
+    first = await setup_api(MockConfigEntry(domain=DOMAIN))
+    second = await setup_api(MockConfigEntry(domain=DOMAIN))
+
+    first()
+    assert API_ID in {api.id for api in llm.async_get_apis(hass)}
+    second()
+    await hass.async_block_till_done()
+    assert API_ID not in {api.id for api in llm.async_get_apis(hass)}
+
+
+async def test_memory_file_closed_when_ha_stops(
+    hass: HomeAssistant, tmp_path: Path
+) -> None:
+    """HA stopping without unloading the entry still closes the memory store.
+
+    If it did not, its database thread would outlive HA (the test's cleanup check
+    fails on a leftover thread).
+    """
+    hass.config.config_dir = str(tmp_path)
+    entry = MockConfigEntry(domain=DOMAIN)
+    entry.add_to_hass(hass)
+    await async_setup_tools_api(hass, entry)
+    await call(
+        hass, "memory", {"action": "store", "content": "Keep me."}, llm_context()
+    )
+
+    hass.bus.async_fire(EVENT_HOMEASSISTANT_STOP)
+    await hass.async_block_till_done()
+
+    hub = hass.data[DATA_TOOLS]
+    assert hub._sqlite is None
+    assert hub.services is not None

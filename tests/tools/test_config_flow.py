@@ -1,0 +1,208 @@
+"""The 'tools' subentry flow: pick backends, test them, save; reconfigure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from homeassistant.config_entries import SOURCE_RECONFIGURE, SOURCE_USER
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.setup import async_setup_component
+import pytest_asyncio
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.toolbelt.tools.const import (
+    CONF_FETCH_ALLOW_LIST,
+    CONF_FETCH_MAX_CHARS,
+    CONF_MCP_TOKEN,
+    CONF_MCP_TOOL_STORE,
+    CONF_MCP_URL,
+    CONF_MEMORY_BACKEND,
+    CONF_SEARCH_API_KEY,
+    CONF_SEARCH_BACKEND,
+    CONF_SEARCH_URL,
+    DOMAIN,
+    SUBENTRY_TYPE_TOOLS,
+)
+
+from .conftest import StartServer
+from .test_memory_mcp import TOKEN, MemoryMcpServer
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def ha_core(hass: HomeAssistant, enable_custom_integrations: None) -> None:
+    """Toolbelt's flows need HA core set up (conversation depends on it)."""
+    assert await async_setup_component(hass, "homeassistant", {})
+
+
+def _entry(hass: HomeAssistant) -> MockConfigEntry:
+    entry = MockConfigEntry(domain=DOMAIN, data={"base_url": "http://127.0.0.1:1/v1"})
+    entry.add_to_hass(hass)
+    return entry
+
+
+async def _start(hass: HomeAssistant, entry: MockConfigEntry) -> dict[str, Any]:
+    return await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_TYPE_TOOLS), context={"source": SOURCE_USER}
+    )
+
+
+async def _configure(hass: HomeAssistant, flow_id: str, data: dict[str, Any]) -> Any:
+    return await hass.config_entries.subentries.async_configure(flow_id, data)
+
+
+def _backends(**overrides: Any) -> dict[str, Any]:
+    data = {
+        CONF_MEMORY_BACKEND: "sqlite",
+        CONF_SEARCH_BACKEND: "searxng",
+        CONF_FETCH_MAX_CHARS: 6000,
+        CONF_FETCH_ALLOW_LIST: "",
+    }
+    data.update(overrides)
+    return data
+
+
+async def test_searxng_is_tested_then_saved(
+    hass: HomeAssistant, local_server: StartServer
+) -> None:
+    """A SearXNG without JSON enabled is reported; once it answers, it is saved."""
+    json_enabled = {"on": False}
+
+    async def search(request: web.Request) -> web.Response:
+        if not json_enabled["on"]:
+            return web.Response(status=403, text="Forbidden")
+        return web.json_response({"results": []})
+
+    app = web.Application()
+    app.router.add_get("/search", search)
+    server = await local_server(app)
+    entry = _entry(hass)
+
+    result = await _start(hass, entry)
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "backends"
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        _backends(**{CONF_FETCH_ALLOW_LIST: "192.168.1.0/24\nwiki.lan"}),
+    )
+    assert result["step_id"] == "search"
+    result = await _configure(hass, result["flow_id"], {CONF_SEARCH_URL: server.url})
+    assert result["errors"] == {"base": "invalid_auth"}
+
+    json_enabled["on"] = True
+    result = await _configure(hass, result["flow_id"], {CONF_SEARCH_URL: server.url})
+
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == "Memory: SQLite, search: SearXNG"
+    subentry = next(iter(entry.subentries.values()))
+    assert subentry.subentry_type == SUBENTRY_TYPE_TOOLS
+    assert subentry.data == {
+        CONF_MEMORY_BACKEND: "sqlite",
+        CONF_SEARCH_BACKEND: "searxng",
+        CONF_FETCH_MAX_CHARS: 6000,
+        CONF_FETCH_ALLOW_LIST: ["wiki.lan", "192.168.1.0/24"],
+        CONF_SEARCH_URL: server.url,
+    }
+
+
+async def test_bad_allow_list_entry_is_shown(hass: HomeAssistant) -> None:
+    """A typo in the allow-list stays on the form with an error."""
+    result = await _start(hass, _entry(hass))
+    result = await _configure(
+        hass, result["flow_id"], _backends(**{CONF_FETCH_ALLOW_LIST: "10.0.0.0/33"})
+    )
+    assert result["step_id"] == "backends"
+    assert result["errors"] == {CONF_FETCH_ALLOW_LIST: "invalid_allow_list"}
+
+
+async def test_mcp_memory_and_duckduckgo(
+    hass: HomeAssistant, local_server: StartServer
+) -> None:
+    """MCP memory is connected and its tool names checked; DuckDuckGo needs nothing."""
+    server = await local_server(MemoryMcpServer().app())
+    entry = _entry(hass)
+
+    result = await _start(hass, entry)
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        _backends(**{CONF_MEMORY_BACKEND: "mcp", CONF_SEARCH_BACKEND: "duckduckgo"}),
+    )
+    assert result["step_id"] == "mcp"
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        {CONF_MCP_URL: f"{server.url}/mcp", CONF_MCP_TOKEN: "nope"},
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        {
+            CONF_MCP_URL: f"{server.url}/mcp",
+            CONF_MCP_TOKEN: TOKEN,
+            CONF_MCP_TOOL_STORE: "remember",
+        },
+    )
+    assert result["errors"] == {CONF_MCP_TOOL_STORE: "mcp_tool_missing"}
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        {
+            CONF_MCP_URL: f"{server.url}/mcp",
+            CONF_MCP_TOKEN: TOKEN,
+            CONF_MCP_TOOL_STORE: "store_memory",
+        },
+    )
+
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    data = next(iter(entry.subentries.values())).data
+    assert data[CONF_MEMORY_BACKEND] == "mcp"
+    assert data[CONF_MCP_TOKEN] == TOKEN
+    assert data[CONF_SEARCH_BACKEND] == "duckduckgo"
+    assert CONF_SEARCH_URL not in data
+
+
+async def test_only_one_tools_subentry(
+    hass: HomeAssistant, local_server: StartServer
+) -> None:
+    """A second 'add' aborts; reconfigure switches backends and drops stale keys."""
+    app = web.Application()
+    app.router.add_get(
+        "/web/search", lambda r: web.json_response({"web": {"results": []}})
+    )
+    server = await local_server(app)
+    entry = _entry(hass)
+    result = await _start(hass, entry)
+    await _configure(
+        hass, result["flow_id"], _backends(**{CONF_SEARCH_BACKEND: "none"})
+    )
+    subentry = next(iter(entry.subentries.values()))
+
+    again = await _start(hass, entry)
+    assert again["type"] is FlowResultType.ABORT
+    assert again["reason"] == "already_configured"
+
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_TYPE_TOOLS),
+        context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry.subentry_id},
+    )
+    assert result["step_id"] == "backends"
+    result = await _configure(
+        hass, result["flow_id"], _backends(**{CONF_SEARCH_BACKEND: "brave"})
+    )
+    assert result["step_id"] == "search"
+    # A base URL is optional (a compatible proxy); here it is the local stand-in.
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        {CONF_SEARCH_API_KEY: "BSA-key", CONF_SEARCH_URL: server.url},
+    )
+
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    data = entry.subentries[subentry.subentry_id].data
+    assert data[CONF_SEARCH_BACKEND] == "brave"
+    assert data[CONF_SEARCH_API_KEY] == "BSA-key"
