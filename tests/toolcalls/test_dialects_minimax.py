@@ -55,12 +55,15 @@ ENGINE_CASES = [
     # SGLang: a value that contains "</parameter>" and one with HTML
     (
         '<minimax:tool_call><invoke name="send_notification"><parameter name="message">This '
-        "text contains </parameter> in it</parameter><parameter name=\"title\"><div>Hello</div>"
+        'text contains </parameter> in it</parameter><parameter name="title"><div>Hello</div>'
         "</parameter></invoke></minimax:tool_call>",
         expect(
             (
                 "send_notification",
-                {"message": "This text contains </parameter> in it", "title": "<div>Hello</div>"},
+                {
+                    "message": "This text contains </parameter> in it",
+                    "title": "<div>Hello</div>",
+                },
             )
         ),
         "",
@@ -72,7 +75,14 @@ ENGINE_CASES = [
         '<parameter name="metadata">{"key": "value"}</parameter>'
         '<parameter name="tags">["1", "2", "four"]</parameter></invoke></minimax:tool_call>',
         expect(
-            ("memory_store", {"content": "x", "metadata": {"key": "value"}, "tags": ["1", "2", "four"]})
+            (
+                "memory_store",
+                {
+                    "content": "x",
+                    "metadata": {"key": "value"},
+                    "tags": ["1", "2", "four"],
+                },
+            )
         ),
         "",
         "",
@@ -159,7 +169,9 @@ def test_invalid_lines_do_not_drop_valid_calls():
         '{"name": "HassTurnOff", "arguments": {"name": "b"}}\n</tool_calls>'
     )
     result = parse("minimax", raw)
-    assert calls(result) == expect(("HassTurnOn", {"name": "a"}), ("HassTurnOff", {"name": "b"}))
+    assert calls(result) == expect(
+        ("HassTurnOn", {"name": "a"}), ("HassTurnOff", {"name": "b"})
+    )
 
 
 @pytest.mark.parametrize(

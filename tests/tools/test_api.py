@@ -420,4 +420,3 @@ async def test_memory_file_closed_when_ha_stops(
 
     hub = hass.data[DATA_TOOLS]
     assert hub._sqlite is None
-    assert hub.services is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolbelt.toolcalls.model import ToolCall
+from ..toolcalls.model import ToolCall
 
 
 @dataclass(frozen=True, slots=True)

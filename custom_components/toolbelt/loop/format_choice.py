@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from toolbelt.toolcalls import (
+from ..toolcalls import (
     Catalog,
     ParseResult,
     dialect_names,
@@ -20,7 +20,7 @@ from toolbelt.toolcalls import (
     get_dialect,
     resolve_dialect,
 )
-from toolbelt.toolcalls.dialects.base import Dialect
+from ..toolcalls.dialects.base import Dialect
 
 NATIVE_FORMATS = frozenset({"auto", "native"})
 

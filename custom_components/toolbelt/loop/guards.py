@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import json
 from typing import Any
 
-from toolbelt.toolcalls.model import ToolCall
-from toolbelt.toolcalls.schema import ArgumentError, validate_arguments
+from ..toolcalls.model import ToolCall
+from ..toolcalls.schema import ArgumentError, validate_arguments
 
 
 def call_key(call: ToolCall) -> str:

@@ -10,16 +10,15 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
-from toolbelt.backend.accumulate import ToolCallAccumulator
-from toolbelt.backend.base import (
+from ..backend.accumulate import ToolCallAccumulator
+from ..backend.base import (
     CompletionRequest,
     ModelBackend,
     TextDelta,
     ToolCallDelta,
 )
-from toolbelt.backend.errors import BackendError
-from toolbelt.toolcalls import Catalog
-
+from ..backend.errors import BackendError
+from ..toolcalls import Catalog
 from .format_choice import choose_format
 
 PROBE_TOOL = {

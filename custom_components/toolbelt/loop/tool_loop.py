@@ -16,8 +16,8 @@ import logging
 import time
 from typing import Any
 
-from toolbelt.backend.accumulate import ToolCallAccumulator
-from toolbelt.backend.base import (
+from ..backend.accumulate import ToolCallAccumulator
+from ..backend.base import (
     CompletionRequest,
     Finish,
     ModelBackend,
@@ -25,10 +25,9 @@ from toolbelt.backend.base import (
     TextDelta,
     ToolCallDelta,
 )
-from toolbelt.backend.errors import BackendBadRequestError
-from toolbelt.toolcalls import Catalog, ParseResult, ToolCall
-from toolbelt.toolcalls.dialects.base import Dialect
-
+from ..backend.errors import BackendBadRequestError
+from ..toolcalls import Catalog, ParseResult, ToolCall
+from ..toolcalls.dialects.base import Dialect
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import json
 from typing import Any
 
-from toolbelt.toolcalls.dialects.base import Dialect
-from toolbelt.toolcalls.model import ToolCall
+from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.model import ToolCall
 
 
 @dataclass(frozen=True, slots=True)

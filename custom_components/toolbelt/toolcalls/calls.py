@@ -15,6 +15,7 @@ import string
 from typing import Any
 
 from .catalog import Catalog
+from .fences import find_fences
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -250,6 +251,26 @@ def reply_start(text: str) -> int:
         pos = match.end()
 
 
+def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
+    """Fences whose body is nothing but call markup go with the calls."""
+    extra: list[Found] = []
+    for fence in find_fences(text):
+        inside = [
+            f for f in spans if fence.body_start <= f.start < fence.body_end and f.end <= fence.end
+        ]
+        if not inside:
+            continue
+        pos = fence.body_start
+        leftover: list[str] = []
+        for span in inside:
+            leftover.append(text[pos : span.start])
+            pos = max(pos, min(span.end, fence.body_end))
+        leftover.append(text[pos : fence.body_end])
+        if not "".join(leftover).strip():
+            extra.append(Found(fence.start, fence.end, None))
+    return extra
+
+
 def build_result(
     text: str,
     found: Iterable[Found],
@@ -265,6 +286,8 @@ def build_result(
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
     spans = sorted(found, key=lambda f: (f.start, f.end))
+    if spans and "```" in text:
+        spans = sorted([*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end))
     pieces: list[str] = []
     pos = 0
     for span in spans:

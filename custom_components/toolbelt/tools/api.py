@@ -48,12 +48,15 @@ TOOL_HINTS = {
     "time": (True, False),
 }
 
-API_PROMPT = (
-    "Toolbelt tools: use `memory` to recall what the user told you before "
-    "answering personal questions, and to store facts they ask you to remember. "
+PROMPT_MEMORY = (
+    "Use `memory` to recall what the user told you before answering personal "
+    "questions, and to store facts they ask you to remember."
+)
+PROMPT_WEB = (
     "Use `search` for current events or facts you do not know and `web_fetch` to "
     "read a page; cite sources as [n]."
 )
+PROMPT_FETCH = "Use `web_fetch` to read a page the user names; cite it as [n]."
 
 
 class ToolsHub:
@@ -132,7 +135,9 @@ class ToolbeltToolsAPI(llm.API):
         ]
         return ToolbeltAPIInstance(
             api=self,
-            api_prompt=API_PROMPT,
+            api_prompt=" ".join(
+                (PROMPT_MEMORY, PROMPT_WEB if services.search else PROMPT_FETCH)
+            ),
             llm_context=llm_context,
             tools=tools,
             turn=turn,

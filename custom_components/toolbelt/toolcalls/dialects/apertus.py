@@ -96,6 +96,9 @@ class ApertusDialect(Dialect):
                     ]
             else:
                 calls = []
-            found.extend(Found(start, end, c) for c in calls or [None])
+            if calls:
+                found.extend(Found(start, end, c) for c in calls)
+            elif not text[body_start:body_end].strip():
+                found.append(Found(start, end, None))
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)

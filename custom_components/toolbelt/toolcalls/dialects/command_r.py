@@ -62,13 +62,14 @@ class CommandRDialect(Dialect):
         found: list[Found] = []
         if "<|START_ACTION|>" not in text:
             return found
-        for start, body_start, _body_end, end in tag_blocks(
+        for start, body_start, body_end, end in tag_blocks(
             text, "<|START_ACTION|>", "<|END_ACTION|>"
         ):
             pos = skip_ws(text, body_start)
             result = marked_json_calls(text, pos, catalog)
             if result is None:
-                found.append(Found(start, end, None))
+                if pos >= body_end:  # an empty action block
+                    found.append(Found(start, end, None))
                 continue
             calls, json_end = result
             found.extend(

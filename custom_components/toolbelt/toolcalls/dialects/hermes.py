@@ -48,6 +48,8 @@ HERMES_TAGS: tuple[tuple[str, str, bool], ...] = (
     ("<response>", "</response>", False),
     ("<json>", "</json>", False),
     ("<xml>", "</xml>", False),
+    ("<JSON>", "</JSON>", False),
+    ("<XML>", "</XML>", False),
 )
 _FUNCTION_TAG = re.compile(
     r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""

@@ -39,7 +39,7 @@ CALL_LANGS = frozenset(
     }
 )
 # Generic JSON fences: the body must be call-shaped with an explicit argument key.
-JSON_LANGS = frozenset({"", "json", "json5", "jsonc"})
+JSON_LANGS = frozenset({"", "json", "json5", "jsonc", "xml"})
 
 
 def fenced_json_calls(

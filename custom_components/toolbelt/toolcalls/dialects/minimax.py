@@ -97,7 +97,7 @@ class MiniMaxDialect(Dialect):
         ] or [(-1, 0, len(text), -1)]
         for start, body_start, body_end, end in blocks:
             invokes = list(_INVOKE.finditer(text, body_start, body_end))
-            if start >= 0 and not invokes:
+            if start >= 0 and not invokes and not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
             for index, inv in enumerate(invokes):
                 limit = (
@@ -156,5 +156,11 @@ class MiniMaxDialect(Dialect):
                         call_from_object(obj, catalog, raw=line, require_arguments=True)
                     )
             calls = [c for c in calls if c is not None]
-            found.extend(Found(start, end, c) for c in calls or [None])
+            if calls:
+                found.extend(Found(start, end, c) for c in calls)
+            elif not body.strip():
+                found.append(Found(start, end, None))
         return found
+
+    def sanitize(self, text: str) -> str:
+        return text.replace(_M2_OPEN, "").replace(_M2_CLOSE, "")

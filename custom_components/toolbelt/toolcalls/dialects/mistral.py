@@ -1,7 +1,7 @@
 """Mistral tool calls in all three wire forms.
 
 * v3 / Nemo: ``[TOOL_CALLS][{"name": .., "arguments": {..}, "id": "a1B2c3D4e"}]``
-* v11: ``[TOOL_CALLS]name[CALL_ID]a1B2c3D4e[ARGS]{..}``
+* v11: ``[TOOL_CALLS]name{..}``, ``[TOOL_CALLS]name[CALL_ID]a1B2c3D4e[ARGS]{..}``
 * v13: ``[TOOL_CALLS]name[ARGS]{..}`` (repeated for parallel calls)
 
 Mistral's templates require the 9-character id to come back verbatim in the
@@ -36,29 +36,45 @@ __all__ = ["MistralDialect"]
 
 MARKER = "[TOOL_CALLS]"
 _COMPACT = re.compile(
-    r"\s*([A-Za-z_][\w.\-:]{0,127})\s*(?:\[CALL_ID\]\s*([A-Za-z0-9_\-]{1,64})\s*)?\[ARGS\]\s*"
+    r"\s*([A-Za-z_][\w.\-:]{0,127})\s*(?:\[CALL_ID\]\s*([A-Za-z0-9_\-]{1,64})\s*)?(\[ARGS\])?\s*"
 )
 
 
 def _compact_calls(text: str, pos: int, catalog: Catalog) -> tuple[list[Found], int]:
-    """``name[CALL_ID]id[ARGS]{..}`` / ``name[ARGS]{..}`` sequences from ``pos``."""
+    """``name[CALL_ID]id[ARGS]{..}``, ``name[ARGS]{..}`` and ``name{..}`` from ``pos``.
+
+    A bare ``name`` with nothing after it (end of text or the next marker) is
+    a call without arguments, if the name is an exposed tool.
+    """
     found: list[Found] = []
     while True:
         match = _COMPACT.match(text, pos)
-        if not match or match.end() >= len(text) or text[match.end()] != "{":
+        if not match:
             return found, pos
         args_start = match.end()
+        if args_start >= len(text) or text.startswith(MARKER, args_start):
+            if match.group(3) is None and catalog.resolve(match.group(1)) is not None:
+                call = make_call(
+                    catalog,
+                    match.group(1),
+                    {},
+                    raw=match.group(0),
+                    call_id=match.group(2),
+                    id_style="mistral",
+                )
+                found.append(Found(pos, args_start, call))
+                return found, args_start
+            return found, pos
+        if text[args_start] != "{":
+            return found, pos
         end = find_json_end(text, args_start)
         raw_end = len(text) if end < 0 else end
         raw = text[pos:raw_end]
         try:
             args = loads_loose(text[args_start:raw_end])
         except TruncatedJSONError:
-            found.append(
-                Found(
-                    pos, raw_end, RejectedCall(match.group(1), raw, "call is truncated")
-                )
-            )
+            reject = RejectedCall(match.group(1), raw, "call is truncated")
+            found.append(Found(pos, raw_end, reject))
             return found, raw_end
         except LooseJSONError as err:
             reason = f"arguments are not valid JSON: {err}"

@@ -36,7 +36,7 @@ from custom_components.toolbelt.toolcalls.model import (
 from custom_components.toolbelt.toolcalls.prompting import compact_catalog, result_text
 from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
 from custom_components.toolbelt.toolcalls.sanitize import clean, strip_react
-from custom_components.toolbelt.toolcalls.scan import find_fences, skip_ws
+from custom_components.toolbelt.toolcalls.scan import skip_ws
 
 from .base import Dialect
 from .markdown_json import fenced_json_calls
@@ -153,7 +153,6 @@ class ReactDialect(Dialect):
                     content=final.strip(), reasoning=reasoning, dialect=None
                 )
             return build_result(text, [], self.name, sanitize=self.sanitize)
-        self._absorb_fences(text, found)
         react_style = any(
             _kind(m.group(2)) in ("action", "thought") and m.start() < cut
             for m in labels
@@ -358,26 +357,6 @@ class ReactDialect(Dialect):
             calls.append(make_call(catalog, resolved, kwargs, raw=value))
         found.extend(Found(start, end, call) for call in calls)
         return bool(calls)
-
-    @staticmethod
-    def _absorb_fences(text: str, found: list[Found]) -> None:
-        """A fence that only wraps call markup goes with it."""
-        for fence in find_fences(text):
-            inside = [
-                f
-                for f in found
-                if fence.body_start <= f.start < fence.body_end and f.end <= fence.end
-            ]
-            if not inside:
-                continue
-            pos = fence.body_start
-            leftover = ""
-            for span in sorted(inside, key=lambda f: f.start):
-                leftover += text[pos : span.start]
-                pos = max(pos, min(span.end, fence.body_end))
-            leftover += text[pos : fence.body_end]
-            if not leftover.strip():
-                found.append(Found(fence.start, fence.end, None))
 
     def system_prompt(self, catalog: Catalog) -> str:
         names = ", ".join(catalog.names)

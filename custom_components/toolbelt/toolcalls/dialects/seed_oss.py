@@ -62,7 +62,7 @@ class SeedOssDialect(Dialect):
         found: list[Found] = []
         for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
             functions = list(_FUNCTION.finditer(text, body_start, body_end))
-            if not functions:
+            if not functions and not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
             for index, func in enumerate(functions):
                 limit = (
@@ -86,4 +86,6 @@ class SeedOssDialect(Dialect):
     def sanitize(self, text: str) -> str:
         if "<seed:cot_budget_reflect>" in text:
             text = _BUDGET.sub("", text)
-        return text.replace("</seed:cot_budget_reflect>", "").replace("<seed:eos>", "")
+        for token in ("</seed:cot_budget_reflect>", "<seed:eos>", _OPEN, _CLOSE):
+            text = text.replace(token, "")
+        return text
