@@ -8,7 +8,7 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import llm
+from homeassistant.helpers import chat_session, llm
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -154,3 +154,27 @@ async def async_converse(
 def speech(result: conversation.ConversationResult) -> str:
     """What Assist would say."""
     return result.response.speech["plain"]["speech"]
+
+
+async def async_converse_streamed(
+    hass: HomeAssistant, text: str
+) -> tuple[conversation.ConversationResult, list[dict]]:
+    """Converse the way an Assist pipeline does, capturing every streamed delta."""
+    deltas: list[dict] = []
+    with (
+        chat_session.async_get_chat_session(hass) as session,
+        conversation.async_get_chat_log(
+            hass,
+            session,
+            chat_log_delta_listener=lambda _log, delta: deltas.append(dict(delta)),
+        ),
+    ):
+        result = await conversation.async_converse(
+            hass, text, session.conversation_id, None, agent_id=agent_id(hass)
+        )
+    return result, deltas
+
+
+def streamed_text(deltas: list[dict]) -> str:
+    """Everything that went to TTS."""
+    return "".join(d.get("content") or "" for d in deltas if "tool_call_id" not in d)

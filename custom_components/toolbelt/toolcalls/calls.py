@@ -14,7 +14,7 @@ import secrets
 import string
 from typing import Any
 
-from .catalog import Catalog
+from .catalog import Catalog, fold
 from .fences import find_fences
 from .jsonrepair import (
     LooseJSONError,
@@ -39,6 +39,7 @@ _ALNUM = string.ascii_letters + string.digits
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
 _NAME_KEYS = ("tool", "tool_name", "recipient_name", "function_name", "action")
 _ID_KEYS = ("id", "tool_call_id", "call_id")
+_NOT_ACTIONS = frozenset({"finalanswer", "none", "answer", "respond", "noaction"})
 _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
 
 
@@ -147,8 +148,8 @@ def call_from_object(
         )
     name_key, name = _first(obj, _NAME_KEYS)
     if isinstance(name, str) and name_key is not None:
-        if name_key == "action" and arg_key is None:
-            return None
+        if name_key == "action" and (arg_key is None or fold(name) in _NOT_ACTIONS):
+            return None  # JSON-blob ReAct's final answer is not a call
         if (
             name_key == "action"
             and isinstance(args, str)

@@ -34,6 +34,7 @@ from custom_components.toolbelt.toolcalls.scan import (
 )
 
 from .base import Dialect
+from .markdown_json import fenced_json_calls
 
 __all__ = ["HermesDialect", "parse_tagged"]
 
@@ -147,6 +148,8 @@ def parse_tagged(
         found.extend(_function_tag_calls(text, catalog, id_style))
     if bare and ("{" in text or "[" in text):
         found.extend(leading_json_calls(text, catalog, id_style=id_style))
+        if "```" in text:
+            found.extend(fenced_json_calls(text, catalog, id_style=id_style))
     return _drop_overlaps(found)
 
 

@@ -129,13 +129,18 @@ class WebFetcher:
         if not addresses or url.host in (str(a) for a in addresses):
             return await self._session.get(url, allow_redirects=False, headers=HEADERS)
         host_header = url.host if url.is_default_port() else f"{url.host}:{url.port}"
+        headers = {**HEADERS, "Host": host_header}
+        if url.scheme == "https":
+            # aiohttp pools connections by IP, not TLS name: never reuse this one
+            # for another host name on the same address.
+            headers["Connection"] = "close"
         last_error: aiohttp.ClientError | None = None
         for address in addresses:
             try:
                 return await self._session.get(
                     url.with_host(str(address)),
                     allow_redirects=False,
-                    headers={**HEADERS, "Host": host_header},
+                    headers=headers,
                     server_hostname=url.host if url.scheme == "https" else None,
                 )
             except aiohttp.ClientConnectorError as err:
