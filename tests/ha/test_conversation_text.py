@@ -98,7 +98,7 @@ async def test_react_stop_sequences_and_fallback_messages(
     )
     openai_server.reply_text("Thought: done.\nFinal Answer: " + ANSWER)
 
-    result, deltas = await async_converse_streamed(hass, "kitchen light on")
+    result, _deltas = await async_converse_streamed(hass, "kitchen light on")
 
     assert speech(result) == ANSWER
     first, second = openai_server.requests
