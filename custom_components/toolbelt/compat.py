@@ -38,6 +38,54 @@ def detect_schema_renderer() -> Callable[..., dict[str, Any]]:
 _render_schema = detect_schema_renderer()
 
 
+def detect_schema_library(renderer: Callable[..., Any]) -> Any:
+    """The schema module whose objects ``renderer`` understands."""
+    if renderer.__module__.startswith("probatio"):
+        import probatio  # noqa: PLC0415
+
+        return probatio
+    import voluptuous  # noqa: PLC0415
+
+    return voluptuous
+
+
+_schema_lib = detect_schema_library(_render_schema)
+
+
+def json_schema_to_parameters(schema: dict[str, Any], lib: Any = None) -> Any:
+    """An llm.Tool ``parameters`` schema equivalent to an object JSON schema.
+
+    Our own tools are defined by JSON schema (built from a typed function); HA
+    wants its schema library's objects, which it renders back to the same JSON.
+    """
+    lib = lib or _schema_lib
+    required = set(schema.get("required", ()))
+    fields: dict[Any, Any] = {}
+    for key, prop in schema.get("properties", {}).items():
+        marker = lib.Required if key in required else lib.Optional
+        fields[marker(key, description=prop.get("description"))] = _validator(
+            lib, prop
+        )
+    return lib.Schema(fields)
+
+
+def _validator(lib: Any, prop: dict[str, Any]) -> Any:
+    if "enum" in prop:
+        return lib.In(list(prop["enum"]))
+    if "anyOf" in prop:
+        return lib.Any(*(_validator(lib, option) for option in prop["anyOf"]))
+    kind = prop.get("type")
+    if kind == "array":
+        items = prop.get("items")
+        return [_validator(lib, items)] if isinstance(items, dict) and items else list
+    return {
+        "integer": lib.Coerce(int),
+        "number": lib.Coerce(float),
+        "boolean": bool,
+        "object": dict,
+    }.get(kind, str)
+
+
 def tool_parameters(tool: llm.Tool, custom_serializer: Any = None) -> dict[str, Any]:
     """Render a tool's parameters as a JSON schema object."""
     schema = _render_schema(tool.parameters, custom_serializer=custom_serializer)

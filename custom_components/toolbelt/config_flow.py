@@ -69,10 +69,7 @@ from .const import (
 from .loop.probe import async_probe_tool_mode
 from .toolcalls import dialect_names
 
-try:  # TEMP-LEAD: until the tools helper lands tools/config_flow.py
-    from .tools.config_flow import ToolBackendsSubentryFlowHandler
-except ImportError:  # pragma: no cover
-    ToolBackendsSubentryFlowHandler = None
+from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHandler
 
 
 def normalize_url(url: str) -> str:
@@ -262,12 +259,10 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         cls, config_entry: ConfigEntry
     ) -> dict[str, type[ConfigSubentryFlow]]:
         """Agents, plus the backends of our own tools."""
-        types: dict[str, type[ConfigSubentryFlow]] = {
-            SUBENTRY_CONVERSATION: AgentSubentryFlowHandler
+        return {
+            SUBENTRY_CONVERSATION: AgentSubentryFlowHandler,
+            SUBENTRY_TYPE_TOOLS: ToolBackendsSubentryFlowHandler,
         }
-        if ToolBackendsSubentryFlowHandler is not None:
-            types["tools"] = ToolBackendsSubentryFlowHandler
-        return types
 
 
 def _connection_schema() -> vol.Schema:
@@ -411,9 +406,14 @@ def _agent_schema(
             ),
             vol.Required(CONF_TOOL_FORMAT, default=DEFAULT_TOOL_FORMAT): SelectSelector(
                 SelectSelectorConfig(
-                    options=["auto", *dialect_names()],
+                    options=[
+                        SelectOptionDict(value="auto", label="auto (recommended)"),
+                        *(
+                            SelectOptionDict(value=name, label=name)
+                            for name in dialect_names()
+                        ),
+                    ],
                     mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOL_FORMAT,
                 )
             ),
             vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(

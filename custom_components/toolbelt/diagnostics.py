@@ -9,6 +9,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import CONF_API_KEY
 from .entry import ToolbeltConfigEntry
+from .tools.api import async_get_tools_diagnostics
 
 TO_REDACT = {CONF_API_KEY, "token", "password", "authorization"}
 
@@ -41,4 +42,5 @@ async def async_get_config_entry_diagnostics(
                 for agent, s in (runtime.agent_state.items() if runtime else [])
             },
         },
+        "tools": async_get_tools_diagnostics(hass),
     }

@@ -15,6 +15,7 @@ from .backend.errors import BackendAuthError, BackendError
 from .backend.openai_compat import OpenAICompatBackend
 from .client import async_create_backend, server_label
 from .const import CONNECT_TIMEOUT, LOGGER
+from .tools.api import async_setup_tools_api
 
 PLATFORMS = [Platform.CONVERSATION]
 
@@ -47,6 +48,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> 
         raise ConfigEntryNotReady(f"{label} is not reachable: {err}") from err
 
     entry.runtime_data = ToolbeltRuntime(backend=backend, label=label, models=models)
+    entry.async_on_unload(await async_setup_tools_api(hass, entry))
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))
     LOGGER.debug("%s is up with %d models", label, len(models))

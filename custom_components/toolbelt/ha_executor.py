@@ -58,4 +58,6 @@ class HAExecutor:
             llm.ToolInput(tool_name=call.name, tool_args=call.arguments, id=call.id)
         )
         data, failed = compat.unwrap_tool_result(result)
+        # Our own tools answer {"error": "ERROR: ..."} instead of raising.
+        failed = failed or (isinstance(data, dict) and isinstance(data.get("error"), str))
         return ToolOutcome(data=data, failed=failed)

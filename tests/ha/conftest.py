@@ -90,8 +90,12 @@ async def async_setup_lights(hass: HomeAssistant) -> None:
 
 
 @pytest.fixture
-async def ha_ready(hass: HomeAssistant) -> HomeAssistant:
-    """HA with the components Assist needs and four lights."""
+async def ha_ready(hass: HomeAssistant, tmp_path) -> HomeAssistant:
+    """HA with the components Assist needs and four lights.
+
+    The config dir is per test: the memory database lives there.
+    """
+    hass.config.config_dir = str(tmp_path)
     for component in ("homeassistant", "conversation", "intent"):
         assert await async_setup_component(hass, component, {})
     await async_setup_lights(hass)

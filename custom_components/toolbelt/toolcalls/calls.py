@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 import re
 import secrets
-import string
 from typing import Any
 
 from .catalog import Catalog, fold
@@ -22,6 +21,7 @@ from .jsonrepair import (
     decode_arguments,
     loads_loose,
 )
+from .legacy import implied_arguments
 from .model import ParseResult, RejectedCall, ToolCall
 from .sanitize import clean
 
@@ -35,7 +35,6 @@ __all__ = [
     "reply_start",
 ]
 
-_ALNUM = string.ascii_letters + string.digits
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
 _NAME_KEYS = ("tool", "tool_name", "recipient_name", "function_name", "action")
 _ID_KEYS = ("id", "tool_call_id", "call_id")
@@ -44,10 +43,10 @@ _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
 
 
 def new_call_id(style: str = "openai") -> str:
-    """A fresh call id: ``call_<24 alnum>``, or 9 alnum chars for Mistral."""
+    """A fresh call id: ``call_<24 hex>``, or 9 alphanumerics for Mistral."""
     if style == "mistral":
-        return "".join(secrets.choice(_ALNUM) for _ in range(9))
-    return "call_" + "".join(secrets.choice(_ALNUM) for _ in range(24))
+        return secrets.token_hex(5)[:9]
+    return "call_" + secrets.token_hex(12)
 
 
 @dataclass(slots=True)
@@ -91,6 +90,9 @@ def make_call(
             name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}"
         )
     args = catalog.normalize_arguments(resolved, args, coerce=coerce)
+    if isinstance(name, str) and name != resolved:
+        # An old name like store_memory means memory with action=store.
+        args = {**args, **implied_arguments(name, resolved)}
     if isinstance(call_id, int) and not isinstance(call_id, bool):
         call_id = str(call_id)
     if not isinstance(call_id, str) or not call_id.strip():
@@ -257,7 +259,9 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     extra: list[Found] = []
     for fence in find_fences(text):
         inside = [
-            f for f in spans if fence.body_start <= f.start < fence.body_end and f.end <= fence.end
+            f
+            for f in spans
+            if fence.body_start <= f.start < fence.body_end and f.end <= fence.end
         ]
         if not inside:
             continue
@@ -288,7 +292,9 @@ def build_result(
     """
     spans = sorted(found, key=lambda f: (f.start, f.end))
     if spans and "```" in text:
-        spans = sorted([*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end))
+        spans = sorted(
+            [*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end)
+        )
     pieces: list[str] = []
     pos = 0
     for span in spans:

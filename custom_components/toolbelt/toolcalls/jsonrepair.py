@@ -36,7 +36,8 @@ class TruncatedJSONError(LooseJSONError):
     """The text stops in the middle of a value; it must not be dispatched."""
 
 
-_MISSING = object()
+_JSON5_LIMIT = 64_000
+_JSON5_ONLY = re.compile(r"//|/\*|0[xX][0-9a-fA-F]|Infinity|NaN|\\\n")
 _WS = " \t\r\n"
 _CLOSER = {"{": "}", "[": "]"}
 _BARE_END = set(",:]}\n\r\t ")
@@ -248,7 +249,7 @@ def loads_loose(text: str) -> Any:
     """
     try:
         return json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         pass
     stripped = text.strip()
     if not stripped:
@@ -259,6 +260,10 @@ def loads_loose(text: str) -> Any:
         raise
     except (LooseJSONError, RecursionError):
         pass
+    # json5 is slow (pure Python) and only adds comments, hex numbers,
+    # Infinity/NaN and line continuations over the steps above.
+    if len(stripped) > _JSON5_LIMIT or not _JSON5_ONLY.search(stripped):
+        raise LooseJSONError("not JSON, even with repairs")
     try:
         return json5.loads(stripped)
     except Exception as err:

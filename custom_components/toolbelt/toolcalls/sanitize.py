@@ -9,6 +9,7 @@ happens to start with a label is not a scratchpad.
 
 from __future__ import annotations
 
+from functools import lru_cache
 import re
 
 __all__ = [
@@ -41,6 +42,8 @@ def register_reasoning_delimiters(
     entry = (opener, tuple(closers), lone_closer)
     if entry not in _REASONING:
         _REASONING.append(entry)
+        if "_clean_cached" in globals():
+            _clean_cached.cache_clear()
 
 
 register_reasoning_delimiters("<think>", "</think>", lone_closer=True)
@@ -213,7 +216,17 @@ def tidy(text: str) -> str:
     return _BLANKS.sub("\n\n", text).strip()
 
 
-def clean(text: str) -> tuple[str, str]:
-    """Return ``(content, reasoning)`` for text whose calls were already cut out."""
+def _clean(text: str) -> tuple[str, str]:
     visible, reasoning = split_reasoning(text)
     return tidy(strip_leakage(visible)), reasoning
+
+
+_clean_cached = lru_cache(maxsize=128)(_clean)
+
+
+def clean(text: str) -> tuple[str, str]:
+    """Return ``(content, reasoning)`` for text whose calls were already cut out.
+
+    Short texts are cached: a dialect chain cleans one reply once per member.
+    """
+    return _clean_cached(text) if len(text) <= 8192 else _clean(text)

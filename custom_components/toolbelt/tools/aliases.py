@@ -9,96 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..toolcalls.legacy import LEGACY_TOOL_NAMES
 from .const import API_NAME
 
-# legacy name -> (tool, fixed arguments)
-LEGACY_TOOL_NAMES: Mapping[str, tuple[str, Mapping[str, str]]] = {
-    **{
-        name: ("memory", {"action": "search"})
-        for name in (
-            "search_memories",
-            "search_memory",
-            "memory_search",
-            "recall",
-            "recall_memory",
-            "recall_memories",
-            "retrieve_memory",
-            "retrieve_memories",
-            "get_memories",
-            "list_memories",
-        )
-    },
-    **{
-        name: ("memory", {"action": "store"})
-        for name in (
-            "store_memory",
-            "memory_store",
-            "save_memory",
-            "add_memory",
-            "create_memory",
-            "remember",
-            "remember_fact",
-        )
-    },
-    **{
-        name: ("memory", {"action": "update"})
-        for name in ("update_memory", "memory_update", "edit_memory")
-    },
-    **{
-        name: ("memory", {"action": "delete"})
-        for name in (
-            "delete_memory",
-            "memory_delete",
-            "remove_memory",
-            "forget",
-            "forget_memory",
-        )
-    },
-    **{
-        name: ("search", {"action": "web"})
-        for name in (
-            "web_search",
-            "search_web",
-            "internet_search",
-            "google",
-            "google_search",
-            "brave_search",
-            "duckduckgo_search",
-            "ddg_search",
-        )
-    },
-    **{
-        name: ("search", {"action": "news"})
-        for name in ("news_search", "search_news", "get_news", "news")
-    },
-    **{
-        name: ("web_fetch", {})
-        for name in (
-            "fetch_url",
-            "fetch",
-            "fetch_page",
-            "fetch_webpage",
-            "read_url",
-            "read_webpage",
-            "open_url",
-            "browse",
-            "get_webpage",
-            "get_url",
-        )
-    },
-    **{
-        name: ("time", {})
-        for name in (
-            "get_current_time",
-            "current_time",
-            "get_time",
-            "get_date",
-            "get_datetime",
-            "get_current_date",
-            "now",
-        )
-    },
-}
 CANONICAL_NAMES = frozenset({"memory", "search", "web_fetch", "time"})
 # HA's merged API prefixes tool names with the slugified API name and "__".
 NAMESPACE_PREFIX = API_NAME.lower().replace(" ", "-") + "__"

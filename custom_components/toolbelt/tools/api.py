@@ -22,8 +22,8 @@ from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
+from .. import compat
 from ..compat import tool_metadata
-from ._compat_needs import json_schema_to_voluptuous  # lead: move into compat
 from .aliases import resolve_tool_call, should_offer_time
 from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
@@ -187,7 +187,7 @@ class ToolbeltLlmTool(llm.Tool):
         """Copy name/description; parameters come from the tool's JSON schema."""
         self.name = tool.name
         self.description = tool.description
-        self.parameters = json_schema_to_voluptuous(tool.schema)
+        self.parameters = compat.json_schema_to_parameters(tool.schema)
         self.json_schema = tool.schema
         read_only, open_world = TOOL_HINTS.get(tool.name, (False, False))
         for attr, value in tool_metadata(

@@ -33,6 +33,8 @@ __all__ = ["CommandRDialect"]
 
 _ACTION = re.compile(r"^[ \t]*Action:", re.M)
 _ACTION_FENCE = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:json)?[ \t]*\n?")
+# Cohere's R+ list items start with "tool_name".
+_COHERE_CALL = re.compile(r'\[?\s*\{\s*"tool_name"\s*:')
 _NO_TOOL = frozenset({"directlyanswer", "directanswer"})
 _CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
 
@@ -89,11 +91,13 @@ class CommandRDialect(Dialect):
             body_end = close if close >= 0 else len(text)
             end = close + 3 if close >= 0 else len(text)
             pos = skip_ws(text, body_start)
+            if not _COHERE_CALL.match(text, pos):
+                continue  # other JSON (a ReAct blob, data): not Cohere's call list
             result = json_calls_at(
                 text[:body_end], pos, catalog, require_arguments=True
             )
             if result is None:
-                if close < 0 and pos < body_end:
+                if close < 0:
                     reject = RejectedCall(
                         "", text[match.start() :], "call is truncated"
                     )

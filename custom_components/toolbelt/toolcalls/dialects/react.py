@@ -149,8 +149,10 @@ class ReactDialect(Dialect):
                 return build_result(text, fenced, self.name, sanitize=self.sanitize)
             if final is not None:
                 _, reasoning = clean(text)
+                # JSON-blob "Final Answer" markup was consumed: say so via ``end``.
+                end = max((f.end for f in found), default=None)
                 return ParseResult(
-                    content=final.strip(), reasoning=reasoning, dialect=None
+                    content=final.strip(), reasoning=reasoning, dialect=self.name, end=end
                 )
             return build_result(text, [], self.name, sanitize=self.sanitize)
         react_style = any(

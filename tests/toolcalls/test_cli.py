@@ -1,0 +1,78 @@
+"""The CLI contract: catalog file, JSON lines in, one JSON line out per input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import subprocess
+import sys
+
+ROOT = Path(__file__).parent.parent.parent
+TOOLS = ROOT / "tests" / "fixtures" / "corpus" / "tools.json"
+
+
+def _run(lines: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "custom_components.toolbelt.toolcalls", *args],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_cli_parses_lines_and_survives_bad_input() -> None:
+    lines = [
+        json.dumps(
+            {
+                "text": '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "desk"}}</tool_call>Done.'
+            }
+        ),
+        "this is not json",
+        json.dumps({"text": 42}),
+        json.dumps({"text": "<think>hm</think>Just prose."}),
+        json.dumps(
+            {"text": '[TOOL_CALLS]HassTurnOff[CALL_ID]a1B2c3D4e[ARGS]{"area": "porch"}'}
+        ),
+    ]
+    proc = _run(lines, str(TOOLS))
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(out) == 5
+    first = out[0]
+    assert set(first) == {"calls", "content"}
+    assert [(c["name"], c["arguments"]) for c in first["calls"]] == [
+        ("HassTurnOn", {"name": "desk"})
+    ]
+    assert first["calls"][0]["id"]
+    assert first["content"] == "Done."
+    assert "error" in out[1] and "error" in out[2]
+    assert out[3] == {"calls": [], "content": "Just prose."}
+    assert out[4]["calls"] == [
+        {"id": "a1B2c3D4e", "name": "HassTurnOff", "arguments": {"area": "porch"}}
+    ]
+
+
+def test_cli_imports_no_home_assistant() -> None:
+    code = (
+        "import sys, custom_components.toolbelt.toolcalls.__main__;"
+        "print(any(m.startswith('homeassistant') for m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_cli_usage_and_missing_catalog() -> None:
+    assert _run([]).returncode == 2
+    proc = _run([], "/nonexistent/tools.json")
+    assert proc.returncode == 2
+    assert "cannot read" in proc.stderr

@@ -1,0 +1,151 @@
+"""Registry, presets and tool_format resolution."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pytest
+
+from custom_components.toolbelt.toolcalls import (
+    Catalog,
+    ChainDialect,
+    Dialect,
+    ParseResult,
+    UnknownDialectError,
+    get_dialect,
+    preset_for_model,
+    register_dialect,
+    register_preset,
+    resolve_dialect,
+)
+from custom_components.toolbelt.toolcalls.registry import (
+    AUTO_ORDER,
+    PRESETS,
+    dialect_names,
+)
+
+MINE = (
+    "native",
+    "react",
+    "hermes",
+    "qwen",
+    "qwen3_coder_xml",
+    "llama3",
+    "mistral",
+    "xlam",
+    "functools",
+    "markdown_json",
+    "home_llm",
+)
+
+
+def test_builtin_dialects_are_registered() -> None:
+    names = dialect_names()
+    for name in MINE:
+        assert name in names
+        assert get_dialect(name).name == name
+
+
+def test_unknown_dialect_raises() -> None:
+    with pytest.raises(UnknownDialectError):
+        get_dialect("klingon")
+    with pytest.raises(UnknownDialectError):
+        resolve_dialect("klingon")
+
+
+def test_unknown_name_in_a_preset_raises_at_registration() -> None:
+    with pytest.raises(UnknownDialectError):
+        register_preset("broken", ("hermes", "no_such_dialect"))
+    assert "broken" not in PRESETS
+
+
+def test_builtin_presets_only_name_known_dialects() -> None:
+    """Every preset resolves once all dialect files exist (TC-B's may still be missing)."""
+    present = set(dialect_names())
+    for name, chain in PRESETS.items():
+        missing = [d for d in chain if d not in present]
+        if missing:
+            with pytest.raises(UnknownDialectError):
+                resolve_dialect(name)
+        else:
+            assert isinstance(resolve_dialect(name), (Dialect, ChainDialect))
+
+
+@pytest.mark.parametrize(
+    ("model", "chain"),
+    [
+        ("Qwen2.5-7B-Instruct", ("qwen", "hermes")),
+        ("qwen3:8b", ("qwen", "hermes")),
+        ("Qwen3-Coder-30B-A3B", ("qwen3_coder_xml", "qwen", "hermes")),
+        ("llama3.2:3b", ("llama3", "pythonic")),
+        ("meta-llama/Llama-3.1-8B-Instruct", ("llama3", "pythonic")),
+        ("mistral-nemo", ("mistral",)),
+        ("Ministral-8B", ("mistral",)),
+        ("devstral-small", ("mistral",)),
+        ("granite3.3:8b", ("granite", "hermes")),
+        ("gemma3:4b", ("gemma",)),
+        ("functionary-small-v3.2", ("functionary",)),
+        ("deepseek-r1:7b", ("deepseek",)),
+        ("gpt-oss:20b", ("gpt_oss",)),
+        ("command-r7b", ("command_r",)),
+        ("phi-4-mini", ("functools",)),
+        ("xLAM-2-8b-fc-r", ("xlam", "hermes")),
+        ("Hammer2.1-7b", ("xlam", "hermes")),
+        ("glm-4.5-air", ("glm", "hermes")),
+        ("Kimi-K2-Instruct", ("kimi_k2",)),
+        ("LFM2-1.2B", ("pythonic",)),
+        ("Hermes-3-Llama-3.1-8B", ("hermes",)),
+        ("totally-unknown-model", ()),
+        (None, ()),
+    ],
+)
+def test_presets_by_model(model: str | None, chain: tuple[str, ...]) -> None:
+    assert preset_for_model(model) == chain
+
+
+def test_auto_tries_specific_markers_first_and_model_preset_in_front() -> None:
+    auto = resolve_dialect("auto")
+    assert isinstance(auto, ChainDialect)
+    order = [d.name for d in auto.dialects]
+    assert order.index("mistral") < order.index("hermes") < order.index("react")
+    assert "native" not in order
+    with_model = resolve_dialect("auto", "mistral-nemo")
+    assert with_model.dialects[0].name == "mistral"
+    assert set(AUTO_ORDER) >= {n for n in order}
+
+
+def test_explicit_dialect_and_preset() -> None:
+    assert resolve_dialect("react").name == "react"
+    assert [d.name for d in resolve_dialect("qwen3_coder").dialects] == [
+        "qwen3_coder_xml",
+        "qwen",
+        "hermes",
+    ]
+
+
+def test_chain_takes_prompt_stops_and_results_from_first_text_dialect() -> None:
+    chain = ChainDialect(
+        [get_dialect("native"), get_dialect("react"), get_dialect("hermes")]
+    )
+    assert chain.stop_sequences() == get_dialect("react").stop_sequences()
+    assert "Action Input" in chain.system_prompt(Catalog())
+
+
+def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Keep the registration local to this test.
+    monkeypatch.setattr(registry, "_classes", dict(registry._classes))
+    monkeypatch.setattr(registry, "_instances", dict(registry._instances))
+    monkeypatch.setattr(registry, "_union_cache", [])
+
+    class Shout(Dialect):
+        name: ClassVar[str] = "shout_test"
+        markers: ClassVar[tuple[str, ...]] = ("!!CALL ",)
+
+        def parse(self, text: str, catalog: Catalog) -> ParseResult:
+            return ParseResult(content=text.lower())
+
+    register_dialect("shout_test", Shout)
+    assert resolve_dialect("shout_test").parse("HI", Catalog()).content == "hi"
+    assert "!!CALL " in get_dialect("hermes").detector()._markers
+    with pytest.raises(TypeError):
+        register_dialect("bad", object)  # type: ignore[arg-type]

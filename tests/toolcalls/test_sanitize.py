@@ -1,0 +1,82 @@
+"""Reasoning never reaches content; leaked scaffolding goes, prose stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from custom_components.toolbelt.toolcalls.sanitize import (
+    clean,
+    register_reasoning_delimiters,
+    split_reasoning,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "reasoning"),
+    [
+        ("<think>plan</think>Hi.", "Hi.", "plan"),
+        ("plan\n</think>\n\nHi.", "Hi.", "plan"),
+        ("[THINK]plan[/THINK]Hi.", "Hi.", "plan"),
+        ("<seed:think>plan</seed:think>Hi.", "Hi.", "plan"),
+        (
+            "<|START_THINKING|>plan<|END_THINKING|><|START_RESPONSE|>Hi.<|END_RESPONSE|>",
+            "Hi.",
+            "plan",
+        ),
+        ("<|channel>thought\nplan<channel|>Hi.", "Hi.", "plan"),
+        (
+            "<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final"
+            "<|message|>Hi.<|return|>",
+            "Hi.",
+            "plan",
+        ),
+        ("<think>cut off mid-thought", "", "cut off mid-thought"),
+        ("<think>a</think>B<think>c</think>D", "BD", "a\nc"),
+    ],
+)
+def test_reasoning_forms(text: str, content: str, reasoning: str) -> None:
+    assert clean(text) == (content, reasoning)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Hi.<|im_end|>", "Hi."),
+        ("Hi.<|eot_id|>", "Hi."),
+        ("<|im_start|>assistant\nHi.", "Hi."),
+        ("Hi.<|end|>", "Hi."),
+        ("<|python_tag|>", ""),
+        ("Hi.\n</tool_call>", "Hi."),
+        ("[TOOL_CALLS]", ""),
+        ("The light is <co>on</co: 0:[1]>.", "The light is on."),
+        ("Hi.<｜end▁of▁sentence｜>", "Hi."),
+        ("Thought: easy one\nFinal Answer: It is 21 degrees.", "It is 21 degrees."),
+        ("Thought: I can answer.\nThe door is locked.", "The door is locked."),
+        ("The answer.\nObservation: invented\nmore invented", "The answer."),
+        ("**Final Answer:** Done.", "Done."),
+    ],
+)
+def test_leakage_removed(text: str, content: str) -> None:
+    assert clean(text)[0] == content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Action: none needed — the garage door is already closed.",
+        "Call to action: remember to replace the smoke detector batteries.",
+        "Tool: a Phillips screwdriver.\nArguments against it: live wiring.",
+        "Mistral models prefix calls with [TOOL_CALLS], but not here.",
+        "Write <tool_call> tags only when calling.",
+        'Your open windows are: ["kitchen", "bathroom"].',
+        '```json\n{"type": "entities"}\n```',
+        "Final thoughts: the plan works.",
+    ],
+)
+def test_prose_survives(text: str) -> None:
+    assert clean(text)[0] == text
+
+
+def test_reasoning_hook() -> None:
+    register_reasoning_delimiters("<mm:think>", "</mm:think>")
+    assert split_reasoning("<mm:think>x</mm:think>Hi") == ("Hi", "x")
