@@ -36,7 +36,16 @@ class TruncatedJSONError(LooseJSONError):
     """The text stops in the middle of a value; it must not be dispatched."""
 
 
+# Tool-call JSON is shallow; deeper nesting is garbage (or an attack).
+MAX_DEPTH = 64
 _JSON5_LIMIT = 64_000
+_WS_RE = re.compile(r"[ \t\r\n]*")
+_SPACES_RE = re.compile(r" *")
+_BARE_RE = re.compile(r"[^,:\]}\n\r\t ]*")
+_DQ_STOP = re.compile(r'["\\]')
+_SQ_STOP = re.compile(r"['\\]")
+_STRUCT = re.compile(r"[{}\[\]\"']")
+_VALUE_START = frozenset("{[,:")
 _JSON5_ONLY = re.compile(r"//|/\*|0[xX][0-9a-fA-F]|Infinity|NaN|\\\n")
 _WS = " \t\r\n"
 _CLOSER = {"{": "}", "[": "]"}
@@ -75,10 +84,7 @@ class _Lenient:
         self.depth = 0
 
     def ws(self) -> None:
-        text, pos, n = self.text, self.pos, len(self.text)
-        while pos < n and text[pos] in _WS:
-            pos += 1
-        self.pos = pos
+        self.pos = _WS_RE.match(self.text, self.pos).end()
 
     def value(self) -> Any:
         self.ws()
@@ -97,6 +103,8 @@ class _Lenient:
         closer = _CLOSER[opener]
         self.pos += 1
         self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise LooseJSONError("nested too deeply")
         result: Any = {} if opener == "{" else []
         expect_item = True
         while True:
@@ -153,42 +161,38 @@ class _Lenient:
         return text[start : self.pos]
 
     def string(self) -> str:
-        text, n = self.text, len(self.text)
+        text = self.text
         quote = text[self.pos]
+        stop = _DQ_STOP if quote == '"' else _SQ_STOP
         pos = self.pos + 1
         parts: list[str] = []
-        run = pos
-        while pos < n:
-            ch = text[pos]
-            if ch == quote:
-                parts.append(text[run:pos])
-                self.pos = pos + 1
+        while True:
+            match = stop.search(text, pos)
+            if match is None:
+                raise TruncatedJSONError("string is never closed")
+            idx = match.start()
+            parts.append(text[pos:idx])
+            if text[idx] == quote:
+                self.pos = idx + 1
                 return "".join(parts)
-            if ch == "\\":
-                parts.append(text[run:pos])
-                if pos + 1 >= n:
-                    break
-                esc = text[pos + 1]
-                if esc == "u" and pos + 6 <= n:
-                    try:
-                        parts.append(chr(int(text[pos + 2 : pos + 6], 16)))
-                    except ValueError:
-                        parts.append(text[pos : pos + 6])
-                    pos += 6
-                else:
-                    parts.append(_ESCAPES.get(esc, "\\" + esc))
-                    pos += 2
-                run = pos
-                continue
-            pos += 1
-        raise TruncatedJSONError("string is never closed")
+            # A backslash escape.
+            if idx + 1 >= len(text):
+                raise TruncatedJSONError("string is never closed")
+            esc = text[idx + 1]
+            if esc == "u" and idx + 6 <= len(text):
+                try:
+                    parts.append(chr(int(text[idx + 2 : idx + 6], 16)))
+                except ValueError:
+                    parts.append(text[idx : idx + 6])
+                pos = idx + 6
+            else:
+                parts.append(_ESCAPES.get(esc, "\\" + esc))
+                pos = idx + 2
 
     def bare(self) -> Any:
         text, n = self.text, len(self.text)
         start = self.pos
-        pos = start
-        while pos < n and text[pos] not in _BARE_END:
-            pos += 1
+        pos = _BARE_RE.match(text, start).end()
         word = text[start:pos]
         if not word:
             raise LooseJSONError(f"unexpected {text[start]!r}")
@@ -210,14 +214,10 @@ class _Lenient:
             raise LooseJSONError(f"cannot read {word!r}")
         # Bareword values: allow words separated by spaces up to a delimiter.
         while pos < n and text[pos] == " ":
-            nxt = pos
-            while nxt < n and text[nxt] == " ":
-                nxt += 1
+            nxt = _SPACES_RE.match(text, pos).end()
             if nxt >= n or text[nxt] in ",:]}\n":
                 break
-            end = nxt
-            while end < n and text[end] not in _BARE_END:
-                end += 1
+            end = _BARE_RE.match(text, nxt).end()
             if end >= n and self.depth:
                 raise TruncatedJSONError("text ends inside a value")
             pos = end
@@ -278,44 +278,58 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
-def find_json_end(text: str, start: int) -> int:
+def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     """Index just past the balanced object/array opening at ``text[start]``.
 
     Strings (double-quoted, and single-quoted where a value or key may begin)
     and escapes are respected, so braces or a ``</tool_call>`` inside a string
-    do not end the value. Returns -1 when the value is never closed.
+    do not end the value. Returns -1 when the value is never closed before
+    ``limit`` (default: end of text) or nests deeper than ``MAX_DEPTH``.
+    Jumps between interesting characters with C-level searches, so long
+    strings and prose cost almost nothing.
     """
-    n = len(text)
+    end = len(text) if limit is None else min(limit, len(text))
     depth = 0
     pos = start
-    prev = ""  # last significant character outside strings
-    while pos < n:
-        ch = text[pos]
-        if ch == '"' or (ch == "'" and prev and prev in "{[,:"):
-            close = pos + 1
-            while close < n:
-                c = text[close]
-                if c == "\\":
-                    close += 2
+    while True:
+        match = _STRUCT.search(text, pos, end)
+        if match is None:
+            return -1
+        idx = match.start()
+        ch = text[idx]
+        if ch == '"' or ch == "'":
+            if ch == "'" and _prev_significant(text, idx, start) not in _VALUE_START:
+                pos = idx + 1
+                continue
+            stop = _DQ_STOP if ch == '"' else _SQ_STOP
+            close = idx + 1
+            while True:
+                found = stop.search(text, close, end)
+                if found is None:
+                    return -1
+                if text[found.start()] == "\\":
+                    close = found.start() + 2
                     continue
-                if c == ch:
-                    break
-                close += 1
-            if close >= n:
-                return -1
-            pos = close + 1
-            prev = ch
+                break
+            pos = found.start() + 1
             continue
         if ch in "{[":
             depth += 1
-        elif ch in "}]":
+            if depth > MAX_DEPTH:
+                return -1
+        else:
             depth -= 1
             if depth == 0:
-                return pos + 1
-        if ch not in _WS:
-            prev = ch
-        pos += 1
-    return -1
+                return idx + 1
+        pos = idx + 1
+
+
+def _prev_significant(text: str, idx: int, floor: int) -> str:
+    """The last non-whitespace character before ``idx`` (not before ``floor``)."""
+    pos = idx - 1
+    while pos >= floor and text[pos] in _WS:
+        pos -= 1
+    return text[pos] if pos >= floor else ""
 
 
 def scan_json(text: str, start: int) -> tuple[Any, int]:
