@@ -49,7 +49,6 @@ _VALUE_START = frozenset("{[,:")
 _JSON5_ONLY = re.compile(r"//|/\*|0[xX][0-9a-fA-F]|Infinity|NaN|\\\n")
 _WS = " \t\r\n"
 _CLOSER = {"{": "}", "[": "]"}
-_BARE_END = set(",:]}\n\r\t ")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LITERALS = {
     "true": True,
