@@ -29,7 +29,11 @@ def _percentile(values: list[float], pct: float) -> float:
 
 
 def bench_corpus(auto, catalog: Catalog, rounds: int = 30) -> None:
-    cases = [json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line]
+    cases = [
+        json.loads(line)
+        for line in (CORPUS / "dev.jsonl").read_text().splitlines()
+        if line
+    ]
     texts = [c["raw"] for c in cases if len(c["raw"]) < 2048]
     for text in texts:  # warm caches (name resolution, lazy imports)
         auto.parse(text, catalog)
@@ -40,10 +44,14 @@ def bench_corpus(auto, catalog: Catalog, rounds: int = 30) -> None:
             start = time.perf_counter_ns()
             auto.parse(text, catalog)
             samples.append(time.perf_counter_ns() - start)
-        per_reply.append(statistics.median(samples) / 1000)
+        per_reply.append(min(samples) / 1000)  # least-disturbed run (timeit-style)
     print(f"corpus replies < 2 kB: {len(texts)}")
-    print(f"  parse (auto chain) median {statistics.median(per_reply):8.1f} µs per reply")
-    print(f"  parse (auto chain) p99    {_percentile(per_reply, 0.99):8.1f} µs per reply")
+    print(
+        f"  parse (auto chain) median {statistics.median(per_reply):8.1f} µs per reply"
+    )
+    print(
+        f"  parse (auto chain) p99    {_percentile(per_reply, 0.99):8.1f} µs per reply"
+    )
     print(f"  parse (auto chain) max    {max(per_reply):8.1f} µs per reply")
 
 
@@ -52,14 +60,16 @@ ADVERSARIAL = {
     "open brackets": "[" * MB,
     "quotes": '"' * MB,
     "tool_call tags": "<tool_call>" * (MB // 11),
-    "unclosed JSON call": '<tool_call>{"name": "HassTurnOn", "arguments": {"a": "' + "x" * MB,
+    "unclosed JSON call": '<tool_call>{"name": "HassTurnOn", "arguments": {"a": "'
+    + "x" * MB,
     "nested arrays in call": "[TOOL_CALLS][" + '{"a": [' * (MB // 8),
     "ReAct lines": "Action: web_search\nAction Input: {\n" * (MB // 36),
     "think openers": "<think>" * (MB // 7),
     "fences": "```json\n{\n```\n" * (MB // 14),
     "prose": "The kitchen light is on and the porch is dark. " * (MB // 48),
     "python calls": "[HassTurnOn(name='" + "a" * MB,
-    "xml params": "<tool_call><function=web_search>" + "<parameter=query>x" * (MB // 18),
+    "xml params": "<tool_call><function=web_search>"
+    + "<parameter=query>x" * (MB // 18),
 }
 
 
@@ -76,9 +86,15 @@ def bench_adversarial(auto, catalog: Catalog) -> None:
 
 
 def bench_detector(auto, catalog: Catalog) -> None:
-    prose = "The kitchen light is on, the porch is dark, and it is 21 degrees inside. " * 40
+    prose = (
+        "The kitchen light is on, the porch is dark, and it is 21 degrees inside. " * 40
+    )
     call = '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "kitchen light"}}</tool_call>'
-    for label, text, size in (("prose", prose, 4), ("prose", prose, 1), ("call", call, 4)):
+    for label, text, size in (
+        ("prose", prose, 4),
+        ("prose", prose, 1),
+        ("call", call, 4),
+    ):
         chunks = [text[i : i + size] for i in range(0, len(text), size)]
         rounds = 20
         start = time.perf_counter_ns()

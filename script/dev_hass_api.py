@@ -36,23 +36,33 @@ class HassApi:
     # ---- reaching HA -------------------------------------------------------
 
     async def wait_until_up(
-        self, limit: float, is_alive: Callable[[], bool] | None = None
+        self,
+        limit: float,
+        is_alive: Callable[[], bool] | None = None,
+        progress: Callable[[float], None] | None = None,
     ) -> float:
-        """Poll until HA's HTTP server answers /api/onboarding; return seconds.
+        """Poll until HA's HTTP API answers; return the seconds it took.
 
-        `is_alive` lets the caller stop waiting as soon as the hass process dies.
+        /auth/providers needs no token (polling /api/ would log failed logins
+        and raise a "Login attempt failed" notification) and answers 200, or
+        400 before onboarding, once the server is up. `is_alive`
+        stops the wait as soon as the hass process dies; `progress` is called
+        about once a minute with the seconds waited so far.
         """
         start = time.monotonic()
-        deadline = start + limit
-        while time.monotonic() < deadline:
+        next_progress = start + 60
+        while (now := time.monotonic()) < start + limit:
             if is_alive is not None and not is_alive():
                 raise HassApiError("Home Assistant exited before its API came up")
+            if progress is not None and now >= next_progress:
+                progress(now - start)
+                next_progress += 60
             try:
                 async with self._session.get(
-                    f"{self.base_url}/api/onboarding",
+                    f"{self.base_url}/auth/providers",
                     timeout=aiohttp.ClientTimeout(total=5),
                 ) as resp:
-                    if resp.status == 200:
+                    if resp.status in (200, 400):
                         return time.monotonic() - start
             except (aiohttp.ClientError, TimeoutError):
                 pass
@@ -73,8 +83,21 @@ class HassApi:
     # ---- auth --------------------------------------------------------------
 
     async def onboarding_status(self) -> dict[str, bool]:
-        """Map each onboarding step to whether it is done."""
-        steps = await self._json("GET", "/api/onboarding", auth=False)
+        """Map each onboarding step to whether it is done.
+
+        Once onboarding is complete HA no longer serves /api/onboarding (404),
+        so that answer means every step is done.
+        """
+        status, steps = await self.request("GET", "/api/onboarding", auth=False)
+        if status == 404:
+            return {
+                "user": True,
+                "core_config": True,
+                "analytics": True,
+                "integration": True,
+            }
+        if status != 200:
+            raise HassApiError(f"GET /api/onboarding -> HTTP {status}: {steps}")
         return {step["step"]: step["done"] for step in steps}
 
     async def onboard_owner(self, name: str, username: str, password: str) -> None:
@@ -138,7 +161,12 @@ class HassApi:
         return await self._json("POST", path, json=payload or {})
 
     async def request(
-        self, method: str, path: str, json: Any = None, auth: bool = True
+        self,
+        method: str,
+        path: str,
+        json: Any = None,
+        auth: bool = True,
+        allow_redirects: bool = True,
     ) -> tuple[int, Any]:
         """Send one request; return (status, decoded JSON or text)."""
         headers = {}
@@ -150,6 +178,7 @@ class HassApi:
             json=json,
             headers=headers,
             timeout=REQUEST_TIMEOUT,
+            allow_redirects=allow_redirects,
         ) as resp:
             if resp.content_type == "application/json":
                 return resp.status, await resp.json()

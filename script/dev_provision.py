@@ -168,7 +168,7 @@ async def ensure_owner(api: HassApi) -> str:
     """Create the owner on a fresh instance, else log in as it."""
     if not (await api.onboarding_status()).get("user"):
         await api.onboard_owner(OWNER.name, OWNER.username, OWNER.password)
-        return f"created owner {OWNER.username!r}"
+        return f"Owner:    created {OWNER.username!r}"
     try:
         await api.login(OWNER.username, OWNER.password)
     except HassApiError as err:
@@ -176,7 +176,7 @@ async def ensure_owner(api: HassApi) -> str:
             f"cannot log in as {OWNER.username!r} ({err}); if you changed its "
             "password, delete config/.storage to start over"
         ) from err
-    return f"owner {OWNER.username!r} exists"
+    return f"Owner:    {OWNER.username!r} exists"
 
 
 async def ensure_demo_devices(api: HassApi, config_dir: Path) -> str:
@@ -225,7 +225,7 @@ async def ensure_demo_devices(api: HassApi, config_dir: Path) -> str:
                 entity_id=entry["entity_id"],
                 hidden_by="user",
             )
-    return f"{len(demo_ids)} demo entities in areas and exposed to Assist"
+    return f"Devices:  {len(demo_ids)} demo entities in areas, exposed to Assist"
 
 
 def _helper_entity_ids(config_dir: Path) -> set[str]:
@@ -247,16 +247,14 @@ class FlowFailed(Exception):
 
 async def ensure_toolbelt(api: HassApi, settings: ToolbeltSettings | None) -> str:
     """Add Toolbelt through its config flow and make it the Assist agent."""
+    entries = await api.get("/api/config/config_entries/entry?domain=toolbelt")
+    if entries:
+        ignored = "; TOOLBELT_* ignored (use Reconfigure in the UI)" if settings else ""
+        return f"Toolbelt: entry {entries[0]['title']!r} exists{ignored}"
     if settings is None:
         return (
             "Toolbelt: not configured (set TOOLBELT_BASE_URL to add it at start, "
             "or add it in Settings > Devices & services)"
-        )
-    entries = await api.get("/api/config/config_entries/entry?domain=toolbelt")
-    if entries:
-        return (
-            f"Toolbelt: entry {entries[0]['title']!r} exists; TOOLBELT_* ignored "
-            "(change it with Reconfigure in the UI)"
         )
 
     status, step = await api.request(

@@ -211,6 +211,16 @@ async def check_instance(api: HassApi, banner: str, stub: bool) -> None:
 
     onboarding = await api.onboarding_status()
     expect(all(onboarding.values()), f"onboarding is complete {onboarding}")
+    notifications = await api.ws("persistent_notification/get")
+    expect(
+        not [n for n in notifications if n["notification_id"] == "http-login"],
+        "no 'Login attempt failed' notification",
+    )
+    status, page = await api.request("GET", "/", auth=False, allow_redirects=False)
+    expect(
+        status == 200 and "<html" in page.lower(),
+        f"the UI serves its page at / (HTTP {status}), not the onboarding wizard",
+    )
 
     for sentence, entity_id, (domain, service, data), ok in CONVERSATIONS:
         await api.post(

@@ -48,7 +48,8 @@ def test_cli_parses_lines_and_survives_bad_input() -> None:
     ]
     assert first["calls"][0]["id"]
     assert first["content"] == "Done."
-    assert "error" in out[1] and "error" in out[2]
+    assert "error" in out[1]
+    assert "error" in out[2]
     assert out[3] == {"calls": [], "content": "Just prose."}
     assert out[4]["calls"] == [
         {"id": "a1B2c3D4e", "name": "HassTurnOff", "arguments": {"area": "porch"}}

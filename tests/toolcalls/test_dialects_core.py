@@ -49,7 +49,7 @@ def _both(dialect: str, text: str) -> list[ParseResult]:
         f"<response>\n  {CALL}\n</response>",
         f"<json>\n  {CALL}\n</json>",
         f"<JSON>\n  {CALL}\n</JSON>",
-        f'<xml>\n  {{\n    "name": "HassTurnOn", "arguments": {{"name": "kitchen light"}}\n  }}\n</xml>',
+        '<xml>\n  {\n    "name": "HassTurnOn", "arguments": {"name": "kitchen light"}\n  }\n</xml>',
         f"```xml\n<response>\n    {CALL}\n</response>\n```",
         f"```xml\n  {CALL}\n```",
         f"```\n{CALL}\n```",
@@ -106,7 +106,8 @@ def test_hermes_truncated_call_is_rejected_not_dispatched() -> None:
         '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "kitch', CATALOG
     )
     assert result.calls == []
-    assert result.rejected and "truncated" in result.rejected[0].reason
+    assert result.rejected
+    assert "truncated" in result.rejected[0].reason
     assert result.content == ""
 
 
@@ -217,7 +218,8 @@ def test_mistral_forms(text: str, content: str) -> None:
     for result in _both("mistral", text):
         assert _calls(result) == ON
         assert result.content == content
-        assert len(result.calls[0].id) == 9 and result.calls[0].id.isalnum()
+        assert len(result.calls[0].id) == 9
+        assert result.calls[0].id.isalnum()
 
 
 def test_mistral_call_id_round_trips() -> None:
@@ -258,7 +260,8 @@ def test_functools_with_text_after_and_empty_list() -> None:
     assert _calls(result) == ON
     assert result.content == "Turning it on."
     empty = parse("functools[]", CATALOG)
-    assert empty.calls == [] and empty.content == ""
+    assert empty.calls == []
+    assert empty.content == ""
 
 
 def test_markdown_fence_needs_call_shape() -> None:
@@ -372,7 +375,8 @@ def test_react_tool_header_with_prose_keeps_prose() -> None:
 def test_react_prompt_stops_and_result() -> None:
     react = get_dialect("react")
     prompt = react.system_prompt(CATALOG)
-    assert "Action Input:" in prompt and "web_search(query: string" in prompt
+    assert "Action Input:" in prompt
+    assert "web_search(query: string" in prompt
     assert "Observation:" in react.stop_sequences()
     assert len(react.stop_sequences()) <= 4  # OpenAI's limit
     call = parse("Action: GetDateTime\nAction Input: {}", CATALOG).calls[0]

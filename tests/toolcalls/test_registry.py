@@ -16,6 +16,7 @@ from custom_components.toolbelt.toolcalls import (
     preset_for_model,
     register_dialect,
     register_preset,
+    registry,
     resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.registry import (
@@ -111,7 +112,7 @@ def test_auto_tries_specific_markers_first_and_model_preset_in_front() -> None:
     assert "native" not in order
     with_model = resolve_dialect("auto", "mistral-nemo")
     assert with_model.dialects[0].name == "mistral"
-    assert set(AUTO_ORDER) >= {n for n in order}
+    assert set(AUTO_ORDER) >= set(order)
 
 
 def test_explicit_dialect_and_preset() -> None:

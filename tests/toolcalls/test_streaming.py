@@ -12,8 +12,12 @@ from custom_components.toolbelt.toolcalls import StreamDetector, resolve_dialect
 from custom_components.toolbelt.toolcalls.registry import dialect_names, get_dialect
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
-CASES = [json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line]
-TOOL_NAMES = [t["function"]["name"] for t in json.loads((CORPUS / "tools.json").read_text())]
+CASES = [
+    json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line
+]
+TOOL_NAMES = [
+    t["function"]["name"] for t in json.loads((CORPUS / "tools.json").read_text())
+]
 
 
 def _stream(text: str, sizes: list[int] | int = 1) -> tuple[str, StreamDetector]:
@@ -59,7 +63,7 @@ def test_no_markup_is_ever_released(case: dict, chunk: int) -> None:
 def test_random_chunking_is_equally_safe(case: dict) -> None:
     rng = random.Random(case["id"])
     sizes = [rng.randint(1, 12) for _ in range(50)]
-    released, detector = _stream(case["raw"], sizes)
+    released, _detector = _stream(case["raw"], sizes)
     for call in case["expected"]:
         if call["name"] not in case["expected_content"]:
             assert call["name"] not in released
@@ -100,7 +104,9 @@ def test_reasoning_is_swallowed_then_streaming_resumes() -> None:
 
 
 def test_json_after_reasoning_counts_as_reply_start() -> None:
-    released, detector = _stream('<think>ok</think>\n{"name": "GetDateTime", "arguments": {}}')
+    released, detector = _stream(
+        '<think>ok</think>\n{"name": "GetDateTime", "arguments": {}}'
+    )
     assert released.strip() == ""
     assert detector.holding
 
@@ -126,7 +132,9 @@ def test_react_action_holds_and_observation_blocks_final_answer() -> None:
 
 
 def test_react_label_after_prose_line_is_held() -> None:
-    released, _ = _stream("Let me look.\n    Action: web_search\n    Action Input: {}", 1)
+    released, _ = _stream(
+        "Let me look.\n    Action: web_search\n    Action Input: {}", 1
+    )
     assert released == "Let me look.\n"
 
 

@@ -8,6 +8,7 @@ verbatim ids) and the content cleanup are the same for all of them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 import re
 import secrets
@@ -38,6 +39,9 @@ __all__ = [
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
 _NAME_KEYS = ("tool", "tool_name", "recipient_name", "function_name", "action")
 _ID_KEYS = ("id", "tool_call_id", "call_id")
+# Set by a dialect chain while it probes members: a result without any call
+# markup is discarded, so ``build_result`` need not compute its content.
+PROBING: ContextVar[bool] = ContextVar("toolcalls_probing", default=False)
 _NOT_ACTIONS = frozenset({"finalanswer", "none", "answer", "respond", "noaction"})
 _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
 
@@ -291,6 +295,9 @@ def build_result(
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
     spans = sorted(found, key=lambda f: (f.start, f.end))
+    if not spans and PROBING.get():
+        # A chain is only asking "any calls?": skip the content work.
+        return ParseResult(dialect=dialect, text_parsed=text_parsed)
     if spans and "```" in text:
         spans = sorted(
             [*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end)

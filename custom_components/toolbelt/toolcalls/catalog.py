@@ -9,16 +9,22 @@ an alias whose targets are all absent resolves to nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import re
 from typing import Any
 
 from .schema import coerce_arguments
 
 __all__ = ["Catalog", "ToolSpec", "fold"]
 
-_FOLD = re.compile(r"[\s_\-.]+")
 # Prefixes some formats glue onto a name (harmony, Gemma, Llama built-ins).
 _PREFIXES = ("functions.", "function.", "default_api.", "tools.", "tool.", "api.")
+
+_FOLD_TABLE = str.maketrans("", "", " \t\r\n_-.")
+
+
+def fold(name: str) -> str:
+    """Case- and separator-insensitive key: ``Search-Memory`` -> ``searchmemory``."""
+    return name.lower().translate(_FOLD_TABLE)
+
 
 # Names models invent -> candidate real names, first present wins. Keys and
 # candidates are compared folded, so "Search-Memory" matches "search_memory".
@@ -27,7 +33,7 @@ _NAME_ALIASES: dict[str, tuple[str, ...]] = {}
 
 def _alias(targets: tuple[str, ...], *names: str) -> None:
     for name in names:
-        _NAME_ALIASES[_FOLD.sub("", name.lower())] = targets
+        _NAME_ALIASES[fold(name)] = targets
 
 
 _MEMORY_SEARCH = ("memory_search", "search_memory", "memory_recall", "recall", "memory")
@@ -158,11 +164,6 @@ _KEY_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-def fold(name: str) -> str:
-    """Case- and separator-insensitive key: ``Search-Memory`` -> ``searchmemory``."""
-    return _FOLD.sub("", name.lower())
-
-
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One exposed tool: its exact name, description and JSON schema."""
@@ -186,6 +187,7 @@ class Catalog:
             if "__" in name:
                 self._short.setdefault(fold(name.rsplit("__", 1)[1]), []).append(name)
         self._cache: dict[str, str | None] = {}
+        self._folded_props: dict[str, dict[str, str]] = {}
 
     @classmethod
     def from_openai(cls, tools: list[dict[str, Any]] | None) -> Catalog:
@@ -308,7 +310,9 @@ class Catalog:
         props = schema.get("properties") if isinstance(schema, dict) else None
         if not isinstance(props, dict) or not props or not isinstance(args, dict):
             return dict(args) if isinstance(args, dict) else {}
-        folded_props = {fold(key): key for key in props}
+        folded_props = self._folded_props.get(name)
+        if folded_props is None:
+            folded_props = self._folded_props[name] = {fold(key): key for key in props}
         result: dict[str, Any] = {}
         unknown: dict[str, Any] = {}
         for key, value in args.items():

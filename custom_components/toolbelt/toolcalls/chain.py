@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .calls import PROBING
 from .dialects.base import Dialect
 from .model import ParseResult
 from .sanitize import clean
@@ -41,6 +42,17 @@ class ChainDialect(Dialect):
         self._text = next(
             (d for d in self.dialects if not d.structured), self.dialects[0]
         )
+        # (dialect, triggers): None means the dialect has its own may_match.
+        self._probes = tuple(
+            (
+                d,
+                None
+                if type(d).may_match is not Dialect.may_match
+                else tuple(d.triggers),
+            )
+            for d in self.dialects
+            if not d.structured
+        )
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -63,11 +75,34 @@ class ChainDialect(Dialect):
         return any(d.may_match(text) for d in self.dialects)
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        token = PROBING.set(True)
+        try:
+            result = self._probe(text, catalog)
+        finally:
+            PROBING.reset(token)
+        if result is not None:
+            return result
+        content, reasoning = clean(self.sanitize(text))
+        return ParseResult(content=content, reasoning=reasoning, dialect=None)
+
+    def _probe(self, text: str, catalog: Catalog) -> ParseResult | None:
+        """The best member result with call markup, or None."""
         refused: ParseResult | None = None
         best: ParseResult | None = None
-        for dialect in self.dialects:
-            if dialect.structured or not dialect.may_match(text):
-                continue
+        present: dict[str, bool] = {}  # each trigger is looked up once per reply
+        for dialect, triggers in self._probes:
+            if triggers is None:
+                if not dialect.may_match(text):
+                    continue
+            elif triggers:
+                for trigger in triggers:
+                    hit = present.get(trigger)
+                    if hit is None:
+                        hit = present[trigger] = trigger in text
+                    if hit:
+                        break
+                else:
+                    continue
             result = dialect.parse(text, catalog)
             if result.calls:
                 if best is None or len(result.calls) > len(best.calls):
@@ -82,10 +117,7 @@ class ChainDialect(Dialect):
                 refused = result
         if best is not None:
             return best
-        if refused is not None:
-            return refused
-        content, reasoning = clean(self.sanitize(text))
-        return ParseResult(content=content, reasoning=reasoning, dialect=None)
+        return refused
 
     def _leftover(self, content: str) -> bool:
         return bool(content) and any(m in content for m in self.markers)

@@ -288,6 +288,22 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     strings and prose cost almost nothing.
     """
     end = len(text) if limit is None else min(limit, len(text))
+    if end - start > 4096:
+        # Long values are scanned once per reply even when several dialects ask.
+        key = (text, start, end)
+        hit = _END_CACHE.get(key)
+        if hit is None:
+            if len(_END_CACHE) >= 64:
+                _END_CACHE.clear()
+            hit = _END_CACHE[key] = _find_end(text, start, end)
+        return hit
+    return _find_end(text, start, end)
+
+
+_END_CACHE: dict[tuple[str, int, int], int] = {}
+
+
+def _find_end(text: str, start: int, end: int) -> int:
     depth = 0
     pos = start
     while True:

@@ -44,6 +44,7 @@ def register_reasoning_delimiters(
         _REASONING.append(entry)
         if "_clean_cached" in globals():
             _clean_cached.cache_clear()
+            _clean_large.cache_clear()
 
 
 register_reasoning_delimiters("<think>", "</think>", lone_closer=True)
@@ -140,9 +141,9 @@ _STRAY = (
     r"|\[TOOL_CALLS\]|\[/TOOL_CALLS\]|\[ARGS\]|\[CALL_ID\]|<TOOLCALL>|</TOOLCALL>"
     r"|<tool_response>|</tool_response>"
 )
-_STRAY_EDGE = re.compile(
-    rf"\A\s*(?:{_STRAY})\s*|\s*(?:{_STRAY})\s*\Z|^[ \t]*(?:{_STRAY})[ \t]*$", re.M
-)
+_STRAY_LINE = re.compile(rf"^[ \t]*(?:{_STRAY})[ \t]*$", re.M)
+_STRAY_START = re.compile(rf"(?:\s*(?:{_STRAY}))+")
+_STRAY_END = re.compile(rf"(?:(?:{_STRAY})\s*)+\Z")
 _REACT_LABEL = re.compile(
     r"^[ \t]*(?:\*\*|#+[ \t]*)?"
     r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer)"
@@ -153,11 +154,35 @@ _TOOL_HEADER = re.compile(r"^[ \t]*#[ \t]*(?:Tool|Arguments)[ \t]*:.*$", re.M)
 _BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
-def _is_scratchpad(labels: list[str]) -> bool:
-    kinds = {label.lower().replace(" ", "").replace("\t", "") for label in labels}
-    if kinds & {"finalanswer", "thought", "observation"}:
-        return True
-    return {"action", "actioninput"} <= kinds
+def _is_scratchpad(text: str) -> bool:
+    """Whether the labels in ``text`` have the structure of a ReAct scratchpad."""
+    kinds: set[str] = set()
+    for count, match in enumerate(_REACT_LABEL.finditer(text)):
+        kinds.add("".join(match.group(1).lower().split()))
+        if kinds & {"finalanswer", "thought", "observation"}:
+            return True
+        if {"action", "actioninput"} <= kinds:
+            return True
+        if count > 64:
+            break
+    return False
+
+
+_FINAL_LABEL = re.compile(
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?", re.M | re.I
+)
+_OTHER_LABEL = re.compile(
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action|Observation)"
+    r"(?:\*\*)?[ \t]*:",
+    re.M | re.I,
+)
+_OBSERVATION = re.compile(
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Observation(?:\*\*)?[ \t]*:", re.M | re.I
+)
+_LABEL_LINE = re.compile(
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action)(?:\*\*)?[ \t]*:.*(?:\n|\Z)",
+    re.M | re.I,
+)
 
 
 def strip_react(text: str) -> str:
@@ -166,41 +191,42 @@ def strip_react(text: str) -> str:
     Text is only treated as a scratchpad when it has the structure of one
     (a ``Thought:``/``Observation:``/``Final Answer:`` line, or ``Action:`` with
     ``Action Input:``); a lone "Action: none needed" sentence is prose.
+    Linear time: a few C-level regex passes, no per-line Python loop.
     """
-    matches = list(_REACT_LABEL.finditer(text))
-    if not matches or not _is_scratchpad([m.group(1) for m in matches]):
+    if ":" not in text or not _is_scratchpad(text):
         return text
-    for index, match in enumerate(matches):
-        if match.group(1).lower().startswith("final"):
-            end = len(text)
-            for later in matches[index + 1 :]:
-                if not later.group(1).lower().startswith("final"):
-                    end = later.start()
-                    break
-            return text[match.end() : end]
-    kept: list[str] = []
-    pos = 0
-    for match in matches:
-        kept.append(text[pos : match.start()])
-        if match.group(1).lower() == "observation":
-            pos = len(text)
-            break
-        line_end = text.find("\n", match.end())
-        pos = len(text) if line_end < 0 else line_end + 1
-    kept.append(text[pos:])
-    return "".join(kept)
+    final = _FINAL_LABEL.search(text)
+    if final is not None:
+        after = _OTHER_LABEL.search(text, final.end())
+        return text[final.end() : after.start() if after else len(text)]
+    observation = _OBSERVATION.search(text)
+    if observation is not None:
+        text = text[: observation.start()]
+    return _LABEL_LINE.sub("", text)
+
+
+def _strip_stray(text: str) -> str:
+    """Call tags left at the very start/end or alone on a line (not mid-prose)."""
+    match = _STRAY_START.match(text)
+    if match:
+        text = text[match.end() :]
+    match = _STRAY_END.search(text, max(0, len(text) - 4096))
+    if match:
+        text = text[: match.start()]
+    return _STRAY_LINE.sub("", text)
 
 
 def strip_leakage(text: str) -> str:
     """Remove protocol fragments of any format from user-visible text."""
     if not text:
         return text
-    if "<" in text or "[" in text:
+    if "<" in text:
         text = _HEADERS.sub("", text)
         text = _SPECIAL.sub("", text)
         if "<co" in text or "</co" in text:
             text = _CITATION.sub("", text)
-        text = _STRAY_EDGE.sub("\n", text)
+    if "<" in text or "[" in text:
+        text = _strip_stray(text)
     if ":" in text:
         text = strip_react(text)
         if "# " in text or "#T" in text or "#A" in text:
@@ -222,11 +248,12 @@ def _clean(text: str) -> tuple[str, str]:
 
 
 _clean_cached = lru_cache(maxsize=128)(_clean)
+_clean_large = lru_cache(maxsize=4)(_clean)
 
 
 def clean(text: str) -> tuple[str, str]:
     """Return ``(content, reasoning)`` for text whose calls were already cut out.
 
-    Short texts are cached: a dialect chain cleans one reply once per member.
+    Cached: a dialect chain may clean one reply once per member dialect.
     """
-    return _clean_cached(text) if len(text) <= 8192 else _clean(text)
+    return _clean_cached(text) if len(text) <= 8192 else _clean_large(text)

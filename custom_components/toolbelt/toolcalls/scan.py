@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import re
+from typing import Any
 
 from .calls import Found, calls_from_value, reply_start
-from .fences import Fence, find_fences
 from .catalog import Catalog
+from .fences import Fence, find_fences
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -35,34 +36,80 @@ __all__ = [
 _CALLISH = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|action)["']?\s*:""")
 
 
-def skip_ws(text: str, pos: int) -> int:
-    """First non-whitespace offset at or after ``pos``."""
-    n = len(text)
-    while pos < n and text[pos] in " \t\r\n":
-        pos += 1
-    return pos
+_WS = re.compile(r"[ \t\r\n]*")
 
 
-def _truncated(text: str, start: int) -> RejectedCall:
-    return RejectedCall(name="", raw=text[start:], reason="call is truncated")
+def skip_ws(text: str, pos: int, limit: int | None = None) -> int:
+    """First non-whitespace offset at or after ``pos`` (at most ``limit``)."""
+    end = _WS.match(text, pos).end() if pos < len(text) else pos
+    return end if limit is None else min(end, limit)
+
+
+def _truncated(text: str, start: int, limit: int) -> RejectedCall:
+    return RejectedCall(
+        name="", raw=text[start:limit][:2000], reason="call is truncated"
+    )
+
+
+_TRUNCATED, _INVALID = "truncated", "invalid"
+_REPAIR_LIMIT = 65_536
+_READ_CACHE: dict[tuple[str, int, int], tuple[Any, int, str | None]] = {}
+
+
+def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
+    """``(value, end, error)`` for the JSON value at ``pos`` (cached per text).
+
+    A chain runs several JSON dialects over the same reply; the cache makes the
+    second and later reads of one value free.
+    """
+    key = (text, pos, limit)
+    hit = _READ_CACHE.get(key)
+    if hit is not None:
+        return hit
+    end = find_json_end(text, pos, limit)
+    if end < 0 and limit - pos > _REPAIR_LIMIT:
+        # A huge value that never closes is no call worth repairing.
+        result: tuple[Any, int, str | None] = (None, limit, _INVALID)
+        _READ_CACHE[key] = result
+        return result
+    try:
+        if end < 0:
+            value = loads_loose(text[pos:limit].rstrip())
+            end = limit
+        else:
+            value = loads_loose(text[pos:end])
+        result = (value, end, None)
+    except TruncatedJSONError:
+        result = (None, end, _TRUNCATED)
+    except LooseJSONError:
+        result = (None, end, _INVALID)
+    if len(_READ_CACHE) >= 256:
+        _READ_CACHE.clear()
+    _READ_CACHE[key] = result
+    return result
 
 
 def _array_salvage(
-    text: str, start: int, catalog: Catalog, id_style: str, require_arguments: bool
+    text: str,
+    start: int,
+    limit: int,
+    catalog: Catalog,
+    id_style: str,
+    require_arguments: bool,
 ) -> tuple[list[ToolCall | RejectedCall], int] | None:
     """Read ``[{...}, {...}`` element by element; keep complete calls."""
     calls: list[ToolCall | RejectedCall] = []
-    pos = skip_ws(text, start + 1)
-    while pos < len(text) and text[pos] == "{":
-        end = find_json_end(text, pos)
-        if end < 0:
-            if not calls:
+    pos = skip_ws(text, start + 1, limit)
+    while pos < limit and text[pos] == "{":
+        value, end, error = _read(text, pos, limit)
+        if error == _TRUNCATED or (
+            error is None and end >= limit and text[end - 1] != "}"
+        ):
+            if not calls and not _CALLISH.match(text, pos):
                 return None
-            calls.append(_truncated(text, pos))
-            return calls, len(text)
-        try:
-            value = loads_loose(text[pos:end])
-        except LooseJSONError:
+            calls.append(_truncated(text, pos, limit))
+            return calls, limit
+        if error is not None:
             return None
         found = calls_from_value(
             value,
@@ -74,13 +121,13 @@ def _array_salvage(
         if found is None:
             return None
         calls.extend(found)
-        pos = skip_ws(text, end)
-        if pos < len(text) and text[pos] == ",":
-            pos = skip_ws(text, pos + 1)
-    if pos < len(text) and text[pos] == "]":
+        pos = skip_ws(text, end, limit)
+        if pos < limit and text[pos] == ",":
+            pos = skip_ws(text, pos + 1, limit)
+    if pos < limit and text[pos] == "]":
         return (calls, pos + 1) if calls else None
-    if calls and pos >= len(text):
-        return calls, len(text)
+    if calls and pos >= limit:
+        return calls, limit
     return None
 
 
@@ -91,32 +138,27 @@ def json_calls_at(
     *,
     id_style: str = "openai",
     require_arguments: bool = False,
+    limit: int | None = None,
 ) -> tuple[list[ToolCall | RejectedCall], int] | None:
     """Calls from the JSON object/array at ``text[pos]`` and the offset after it.
 
     None when there is no JSON there or it is not call-shaped. A truncated
     call-shaped object yields a ``RejectedCall``; a list keeps its complete
     calls and rejects the cut-off rest. One stray closer after the value is
-    absorbed.
+    absorbed. ``limit`` bounds the search (e.g. a closing tag) without
+    copying the text.
     """
-    if pos >= len(text) or text[pos] not in "{[":
+    limit = len(text) if limit is None else min(limit, len(text))
+    if pos >= limit or text[pos] not in "{[":
         return None
-    end = find_json_end(text, pos)
-    try:
-        if end < 0:
-            value = loads_loose(text[pos:].rstrip())
-            end = len(text)
-        else:
-            value = loads_loose(text[pos:end])
-    except TruncatedJSONError:
+    value, end, error = _read(text, pos, limit)
+    if error is not None:
         if text[pos] == "[":
-            return _array_salvage(text, pos, catalog, id_style, require_arguments)
-        if _CALLISH.match(text, pos):
-            return [_truncated(text, pos)], len(text)
-        return None
-    except LooseJSONError:
-        if text[pos] == "[":
-            return _array_salvage(text, pos, catalog, id_style, require_arguments)
+            return _array_salvage(
+                text, pos, limit, catalog, id_style, require_arguments
+            )
+        if error == _TRUNCATED and _CALLISH.match(text, pos):
+            return [_truncated(text, pos, limit)], limit
         return None
     found = calls_from_value(
         value,
@@ -127,7 +169,7 @@ def json_calls_at(
     )
     if found is None:
         return None
-    return found, skip_stray_closer(text, end)
+    return found, skip_stray_closer(text, end) if end < limit else end
 
 
 def leading_json_calls(
@@ -173,30 +215,38 @@ def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[F
     return [Found(start, end, call) for call in calls]
 
 
+# More call blocks than this in one reply is garbage; stop looking (linear time).
+MAX_BLOCKS = 256
+
+
 def tag_blocks(
     text: str, opener: str, closer: str
 ) -> Iterator[tuple[int, int, int, int]]:
     """Yield ``(start, body_start, body_end, end)`` for each ``opener...closer``.
 
     JSON-aware: a closer inside a JSON string in the body does not end the
-    block. An unclosed block runs to the end of the text.
+    block. An unclosed block runs to the next opener or the end of the text.
+    At most ``MAX_BLOCKS`` blocks are read.
     """
     pos = 0
-    while True:
+    next_close = -2  # memo: first closer at/after some offset (-1: none left)
+    for _ in range(MAX_BLOCKS):
         start = text.find(opener, pos)
         if start < 0:
             return
         body_start = start + len(opener)
         inner = skip_ws(text, body_start)
         search_from = body_start
+        nxt = text.find(opener, body_start)
         if inner < len(text) and text[inner] in "{[":
             json_end = find_json_end(text, inner)
             if json_end > 0:
                 search_from = json_end
-        close = text.find(closer, search_from)
-        # A new opener before the closer means this block was never closed.
-        nxt = text.find(opener, body_start)
+        if next_close == -2 or (0 <= next_close < search_from):
+            next_close = text.find(closer, search_from)
+        close = next_close
         if close < 0 or (0 <= nxt < close and search_from == body_start):
+            # Never closed: the block runs to the next opener or the end.
             body_end = nxt if nxt >= 0 else len(text)
             yield start, body_start, body_end, body_end
             if nxt < 0:

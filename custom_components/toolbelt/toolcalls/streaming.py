@@ -11,6 +11,7 @@ scratchpad, what follows ``Final Answer:`` is released without the label.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 import re
 
 __all__ = [
@@ -66,6 +67,45 @@ def _prefixes(words: Iterable[str]) -> frozenset[str]:
     return frozenset(w[:i] for w in words for i in range(1, len(w)))
 
 
+@lru_cache(maxsize=32)
+def _plan(
+    markers: frozenset[str],
+    starts: frozenset[str],
+    reasoning: tuple[tuple[str, tuple[str, ...]], ...],
+    lines: frozenset[str],
+) -> tuple:
+    """Compiled patterns and prefix sets, shared by detectors with the same markers."""
+    by_len = tuple(sorted(markers, key=len, reverse=True))
+    start_list = tuple(sorted(starts, key=len, reverse=True))
+    reasoning_map = dict(reasoning)
+    watched = (*by_len, *reasoning_map)
+    pattern = (
+        re.compile(
+            "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
+        )
+        if watched
+        else None
+    )
+    line_list = sorted(lines, key=len, reverse=True)
+    line_re = (
+        re.compile(r"(?m)^[ \t]*(?:" + "|".join(re.escape(m) for m in line_list) + ")")
+        if line_list
+        else None
+    )
+    return (
+        by_len,
+        start_list,
+        reasoning_map,
+        pattern,
+        _prefixes(watched),
+        _prefixes(start_list),
+        frozenset(m[0] for m in watched),
+        max((len(m) for m in watched), default=1),
+        line_re,
+        _prefixes(line_list),
+    )
+
+
 class StreamDetector:
     """Incremental "show now / hold" decision for one streamed reply.
 
@@ -86,30 +126,24 @@ class StreamDetector:
         start_in_reasoning: bool = False,
         line_markers: Iterable[str] = LINE_MARKERS,
     ) -> None:
-        self._markers = tuple(sorted({m for m in markers if m}, key=len, reverse=True))
-        self._starts = tuple(
-            sorted({m for m in (*start_markers, *names) if m}, key=len, reverse=True)
+        plan = _plan(
+            frozenset(m for m in markers if m),
+            frozenset(m for m in (*start_markers, *names) if m),
+            tuple((opener, tuple(closers)) for opener, closers in reasoning),
+            frozenset(m for m in line_markers if m),
         )
-        self._reasoning = {opener: tuple(closers) for opener, closers in reasoning}
-        watched = (*self._markers, *self._reasoning)
-        self._pattern = (
-            re.compile(
-                "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
-            )
-            if watched
-            else None
-        )
-        self._prefixes = _prefixes(watched)
-        self._start_prefixes = _prefixes(self._starts)
-        self._firsts = frozenset(m[0] for m in watched)
-        self._maxlen = max((len(m) for m in watched), default=1)
-        lines = sorted({m for m in line_markers if m}, key=len, reverse=True)
-        self._line_re = (
-            re.compile(r"(?m)^[ \t]*(?:" + "|".join(re.escape(m) for m in lines) + ")")
-            if lines
-            else None
-        )
-        self._line_prefixes = _prefixes(lines)
+        (
+            self._markers,
+            self._starts,
+            self._reasoning,
+            self._pattern,
+            self._prefixes,
+            self._start_prefixes,
+            self._firsts,
+            self._maxlen,
+            self._line_re,
+            self._line_prefixes,
+        ) = plan
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""

@@ -25,6 +25,7 @@ from custom_components.toolbelt.toolcalls.schema import coerce_text_value
 
 __all__ = [
     "REASONING_TAGS",
+    "Finder",
     "marked_json_calls",
     "positional_kwargs",
     "prefer_outside_reasoning",
@@ -44,6 +45,33 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
 )
 
 
+class Finder:
+    """``text.find(token, pos)`` for growing ``pos`` in linear total time.
+
+    Loops that look for the next closer after every opener are quadratic on
+    adversarial input (a megabyte of openers and no closer); remembering each
+    token's next position keeps them linear.
+    """
+
+    __slots__ = ("_seen", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._seen: dict[str, tuple[int, int]] = {}
+
+    def find(self, token: str, pos: int = 0, end: int | None = None) -> int:
+        """First index of ``token`` at or after ``pos`` (ending by ``end``), or -1."""
+        seen = self._seen.get(token)
+        if seen is not None and seen[0] <= pos and (seen[1] < 0 or seen[1] >= pos):
+            idx = seen[1]
+        else:
+            idx = self.text.find(token, pos)
+            self._seen[token] = (pos, idx)
+        if idx >= 0 and end is not None and idx + len(token) > end:
+            return -1
+        return idx
+
+
 def reasoning_spans(
     text: str, tags: Sequence[tuple[str, str]] = REASONING_TAGS
 ) -> list[tuple[int, int]]:
@@ -52,10 +80,11 @@ def reasoning_spans(
     if not any(opener in text or closer in text for opener, closer in tags):
         return spans
     pos = 0
+    finder = Finder(text)
     # A lone closer before any opener (templates that open thinking in the prompt).
     lone_end = -1
     for opener, closer in tags:
-        idx = text.find(closer)
+        idx = finder.find(closer)
         if idx >= 0 and text.find(opener, 0, idx) < 0:
             end = idx + len(closer)
             if lone_end < 0 or end < lone_end:
@@ -67,12 +96,12 @@ def reasoning_spans(
         best = -1
         closer = ""
         for open_tag, close_tag in tags:
-            idx = text.find(open_tag, pos)
+            idx = finder.find(open_tag, pos)
             if idx >= 0 and (best < 0 or idx < best):
                 best, closer = idx, close_tag
         if best < 0:
             return spans
-        end = text.find(closer, best + 1)
+        end = finder.find(closer, best + 1)
         if end < 0:
             spans.append((best, len(text)))
             return spans

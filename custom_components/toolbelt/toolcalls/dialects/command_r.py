@@ -94,7 +94,7 @@ class CommandRDialect(Dialect):
             if not _COHERE_CALL.match(text, pos):
                 continue  # other JSON (a ReAct blob, data): not Cohere's call list
             result = json_calls_at(
-                text[:body_end], pos, catalog, require_arguments=True
+                text[pos:body_end], 0, catalog, require_arguments=True
             )
             if result is None:
                 if close < 0:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
+    Finder,
     prefer_outside_reasoning,
     typed_text_arguments,
 )
@@ -145,12 +146,16 @@ class DeepSeekDialect(Dialect):
                     found.append(Found(match.start(), end, call))
         else:
             # "<｜tool▁calls｜>function<｜tool▁sep｜>..." with no per-call begin token.
-            for match in _CALLS_BEGIN.finditer(text):
-                stop_m = _CALL_END.search(text, match.end()) or _CALLS_END.search(
-                    text, match.end()
+            starts = list(_CALLS_BEGIN.finditer(text))
+            for index, match in enumerate(starts):
+                limit = (
+                    starts[index + 1].start() if index + 1 < len(starts) else len(text)
                 )
-                stop = stop_m.start() if stop_m else len(text)
-                end = stop_m.end() if stop_m else len(text)
+                stop_m = _CALL_END.search(
+                    text, match.end(), limit
+                ) or _CALLS_END.search(text, match.end(), limit)
+                stop = stop_m.start() if stop_m else limit
+                end = stop_m.end() if stop_m else limit
                 call = _one_call(
                     catalog, text[match.end() : stop], text[match.start() : end]
                 )
@@ -167,9 +172,10 @@ class DeepSeekDialect(Dialect):
 
     def _dsml(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
+        finder = Finder(text)
         for block in _DSML_BLOCK.finditer(text):
             closer = f"</｜DSML｜{block.group(1)}>"
-            close = text.find(closer, block.end())
+            close = finder.find(closer, block.end())
             block_end = close + len(closer) if close >= 0 else len(text)
             body_end = close if close >= 0 else len(text)
             invokes = list(_DSML_INVOKE.finditer(text, block.end(), body_end))

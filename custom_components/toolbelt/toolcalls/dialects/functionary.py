@@ -20,6 +20,7 @@ from custom_components.toolbelt.toolcalls.calls import (
     reply_start,
 )
 from custom_components.toolbelt.toolcalls.dialects._markup import (
+    Finder,
     prefer_outside_reasoning,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -82,11 +83,18 @@ class FunctionaryDialect(Dialect):
     def _v31(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
         if "<function=" in text:
-            for match in _V31.finditer(text):
+            finder = Finder(text)
+            matches = list(_V31.finditer(text))
+            for index, match in enumerate(matches):
+                limit = (
+                    matches[index + 1].start()
+                    if index + 1 < len(matches)
+                    else len(text)
+                )
                 start = skip_ws(text, match.end())
-                close = text.find("</function>", start)
-                stop = close if close >= 0 else len(text)
-                end = close + len("</function>") if close >= 0 else len(text)
+                close = finder.find("</function>", start, limit)
+                stop = close if close >= 0 else limit
+                end = close + len("</function>") if close >= 0 else limit
                 call = _json_call(
                     catalog, match.group(1), text[start:stop], text[match.start() : end]
                 )

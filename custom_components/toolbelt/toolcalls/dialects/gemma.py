@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
+    Finder,
     prefer_outside_reasoning,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -243,6 +244,7 @@ class GemmaDialect(Dialect):
         found: list[Found] = []
         if "call" not in text:
             return found
+        finder = Finder(text)
         for match in pattern.finditer(text):
             name = next(g for g in match.groups() if g)
             if known_only and catalog.resolve(name) is None:
@@ -261,7 +263,7 @@ class GemmaDialect(Dialect):
                 )
                 break
             except (ValueError, RecursionError) as err:
-                end = text.find("}", match.end())
+                end = finder.find("}", match.end())
                 end = len(text) if end < 0 else end + 1
                 call = RejectedCall(
                     name, text[raw_start:end], f"cannot read arguments: {err}"

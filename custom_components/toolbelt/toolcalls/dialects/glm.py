@@ -18,6 +18,7 @@ from custom_components.toolbelt.toolcalls.dialects._markup import (
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.model import RejectedCall
+from custom_components.toolbelt.toolcalls.scan import skip_ws
 
 if TYPE_CHECKING:
     from custom_components.toolbelt.toolcalls.catalog import Catalog
@@ -50,7 +51,7 @@ class GlmDialect(Dialect):
                 pairs.append((pair.group(1), pair.group(2)))
                 pos = pair.end()
             close = _CLOSE.match(text, pos)
-            rest = text[pos:].lstrip()
+            rest = text[skip_ws(text, pos) : skip_ws(text, pos) + 12]
             if close is not None:
                 end = close.end()
             elif not rest or rest.startswith("<arg_"):

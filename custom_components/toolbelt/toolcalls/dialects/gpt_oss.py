@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.dialects._markup import Finder
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.jsonrepair import (
     LooseJSONError,
@@ -39,15 +40,15 @@ _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
 _NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
 
 
-def _body_end(text: str, start: int) -> tuple[int, int]:
+def _body_end(finder: Finder, start: int) -> tuple[int, int]:
     """``(end of body, end of its terminator)``; a next header is not consumed."""
-    best, best_end = len(text), len(text)
+    best, best_end = len(finder.text), len(finder.text)
     for token in _TERMINATORS:
-        idx = text.find(token, start)
+        idx = finder.find(token, start)
         if 0 <= idx < best:
             best, best_end = idx, idx + len(token)
     for token in _NEXT_HEADER:
-        idx = text.find(token, start)
+        idx = finder.find(token, start)
         if 0 <= idx < best:
             best, best_end = idx, idx
     return best, best_end
@@ -64,13 +65,14 @@ class GptOssDialect(Dialect):
         found: list[Found] = []
         thoughts: list[str] = []
         prev = 0
-        pos = text.find(_MESSAGE)
+        finder = Finder(text)
+        pos = finder.find(_MESSAGE)
         while pos >= 0:
             head = _HEADER_START.search(text, prev, pos)
             head_start = head.start() if head else pos
             header = text[head_start:pos]
             body_start = pos + len(_MESSAGE)
-            body_end, term_end = _body_end(text, body_start)
+            body_end, term_end = _body_end(finder, body_start)
             recipients = _RECIPIENT.findall(header)
             channels = _CHANNEL.findall(header)
             recipient = recipients[-1] if recipients else ""
@@ -94,7 +96,7 @@ class GptOssDialect(Dialect):
                 if term_end > body_end:
                     found.append(Found(body_end, term_end, None))
             prev = term_end
-            pos = text.find(_MESSAGE, max(term_end, body_start))
+            pos = finder.find(_MESSAGE, max(term_end, body_start))
         result = build_result(text, found, self.name, sanitize=self.sanitize)
         # ``end`` is after the last call, not after content headers cut later.
         result.end = max((f.end for f in found if f.call is not None), default=None)

@@ -67,7 +67,9 @@ def _tag_calls(
         for start, body_start, body_end, end in tag_blocks(text, opener, closer):
             pos = skip_ws(text, body_start)
             if pos < body_end and text[pos] in "{[":
-                result = json_calls_at(text[:body_end], pos, catalog, id_style=id_style)
+                result = json_calls_at(
+                    text, pos, catalog, id_style=id_style, limit=body_end
+                )
                 if result is not None:
                     calls, _ = result
                     found.extend(Found(start, end, call) for call in calls)

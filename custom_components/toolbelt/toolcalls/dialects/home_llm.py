@@ -67,7 +67,7 @@ class HomeLlmDialect(Dialect):
             calls = []
             pos = skip_ws(text, fence.body_start)
             while pos < fence.body_end and text[pos] == "{":
-                end = find_json_end(text[: fence.body_end], pos)
+                end = find_json_end(text, pos, fence.body_end)
                 if end < 0:
                     end = fence.body_end
                 raw = text[pos:end]

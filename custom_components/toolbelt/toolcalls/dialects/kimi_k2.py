@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
+    Finder,
     prefer_outside_reasoning,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -75,13 +76,14 @@ class KimiK2Dialect(Dialect):
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
-        pos = text.find(_BEGIN)
+        finder = Finder(text)
+        pos = finder.find(_BEGIN)
         while pos >= 0:
             head_start = pos + len(_BEGIN)
-            arg_tok = text.find(_ARGS, head_start)
+            arg_tok = finder.find(_ARGS, head_start)
             stop, stop_end = len(text), len(text)
             for token in _STOPS:
-                idx = text.find(token, head_start)
+                idx = finder.find(token, head_start)
                 if 0 <= idx < stop:
                     stop = idx
                     stop_end = idx + len(token) if token == _END else idx
@@ -97,7 +99,7 @@ class KimiK2Dialect(Dialect):
                         self._call(catalog, call_id, body, text[pos:stop_end]),
                     )
                 )
-            pos = text.find(_BEGIN, max(stop, pos + 1))
+            pos = finder.find(_BEGIN, max(stop, pos + 1))
         if any(f.call is not None for f in found):
             found += [Found(m.start(), m.end(), None) for m in _SECTION.finditer(text)]
         found = prefer_outside_reasoning(text, found)

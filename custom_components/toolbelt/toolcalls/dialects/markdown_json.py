@@ -57,14 +57,14 @@ def fenced_json_calls(
             continue
         spans: list[Found] = []
         pos = skip_ws(text, fence.body_start)
-        body = text[: fence.body_end]
         while pos < fence.body_end and text[pos] in "{[":
             result = json_calls_at(
-                body,
+                text,
                 pos,
                 catalog,
                 id_style=id_style,
                 require_arguments=lang not in CALL_LANGS,
+                limit=fence.body_end,
             )
             if result is None:
                 spans = []

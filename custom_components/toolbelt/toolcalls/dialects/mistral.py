@@ -14,7 +14,12 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
+from custom_components.toolbelt.toolcalls.calls import (
+    Found,
+    build_result,
+    make_call,
+    reply_start,
+)
 from custom_components.toolbelt.toolcalls.catalog import Catalog
 from custom_components.toolbelt.toolcalls.jsonrepair import (
     LooseJSONError,
@@ -121,7 +126,11 @@ class MistralDialect(Dialect):
             pos = text.find(MARKER, max(end, pos + len(MARKER)))
         if not found:
             # Missing marker: a bare call list at the start of the reply.
-            found = leading_json_calls(text, catalog, id_style="mistral")
+            start = reply_start(text)
+            if text.startswith("[", start):
+                found = leading_json_calls(
+                    text, catalog, start=start, id_style="mistral"
+                )
             if not found and "[ARGS]" in text:
                 start = skip_ws(text, 0)
                 found, _ = _compact_calls(text, start, catalog)

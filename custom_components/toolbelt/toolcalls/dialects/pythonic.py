@@ -20,6 +20,7 @@ from custom_components.toolbelt.toolcalls.calls import (
     reply_start,
 )
 from custom_components.toolbelt.toolcalls.dialects._markup import (
+    Finder,
     positional_kwargs,
     prefer_outside_reasoning,
 )
@@ -124,13 +125,17 @@ class PythonicDialect(Dialect):
 
     def _marked(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
+        finder = Finder(text)
         for opener, closers in _BLOCKS:
-            pos = text.find(opener)
+            pos = finder.find(opener)
             while pos >= 0:
                 body_start = pos + len(opener)
                 end, close_len = len(text), 0
+                nxt = finder.find(opener, body_start)
+                if nxt >= 0:
+                    end = nxt  # an unclosed block ends where the next one starts
                 for closer in closers:
-                    idx = text.find(closer, body_start)
+                    idx = finder.find(closer, body_start)
                     if idx >= 0 and idx < end:
                         end, close_len = idx, len(closer)
                 raw = text[pos : end + close_len]
@@ -145,7 +150,7 @@ class PythonicDialect(Dialect):
                     found.extend(Found(pos, end + close_len, c) for c in calls)
                 else:
                     found.append(Found(pos, end + close_len, None))
-                pos = text.find(opener, end + close_len)
+                pos = finder.find(opener, max(end + close_len, body_start))
         return found if any(f.call is not None for f in found) else []
 
     def _unmarked(self, text: str, catalog: Catalog) -> list[Found]:

@@ -12,6 +12,8 @@ the tool's first required string parameter. Everything after a hallucinated
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
 import re
 from typing import Any, ClassVar
 
@@ -50,6 +52,8 @@ _LABEL = re.compile(
     r"(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*",
     re.M | re.I,
 )
+# Labels read per reply; a scratchpad longer than this is garbage.
+MAX_LABELS = 512
 _ACTION = {"action"}
 _HEADER = {"tool", "function"}
 _INPUT = {"actioninput", "toolinput", "arguments", "args", "parameters", "input"}
@@ -78,8 +82,9 @@ class _Pending:
     strong: bool  # "# Tool:" / "Action:" (strong) vs bare "Tool:" (weak, prose-like)
 
 
+@lru_cache(maxsize=64)
 def _kind(label: str) -> str:
-    key = re.sub(r"\s+", "", label.lower())
+    key = "".join(label.lower().split())
     if key in _ACTION:
         return "action"
     if key in _HEADER:
@@ -99,6 +104,13 @@ def _clean_name(value: str) -> str:
     if name.endswith("()"):
         name = name[:-2]
     return name.strip()
+
+
+def _rstrip_end(text: str, floor: int, end: int) -> int:
+    """``end`` moved back over trailing whitespace (not below ``floor``)."""
+    while end > floor and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end
 
 
 def _strip_junk(text: str, pos: int, end: int) -> int:
@@ -137,7 +149,7 @@ class ReactDialect(Dialect):
     triggers: ClassVar[tuple[str, ...]] = (":",)
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        labels = list(_LABEL.finditer(text))
+        labels = list(islice(_LABEL.finditer(text), MAX_LABELS))
         found: list[Found] = []
         final: str | None = None
         cut = len(text)
@@ -152,7 +164,10 @@ class ReactDialect(Dialect):
                 # JSON-blob "Final Answer" markup was consumed: say so via ``end``.
                 end = max((f.end for f in found), default=None)
                 return ParseResult(
-                    content=final.strip(), reasoning=reasoning, dialect=self.name, end=end
+                    content=final.strip(),
+                    reasoning=reasoning,
+                    dialect=self.name,
+                    end=end,
                 )
             return build_result(text, [], self.name, sanitize=self.sanitize)
         react_style = any(
@@ -262,10 +277,10 @@ class ReactDialect(Dialect):
         if resolved is None and not pending.strong:
             return
         pos = _strip_junk(text, start, end)
-        raw_end = len(text[:end].rstrip())
+        raw_end = _rstrip_end(text, pos, end)
         args: Any
         if pos < end and text[pos] in "{[":
-            json_end = find_json_end(text[:end], pos)
+            json_end = find_json_end(text, pos, end)
             stop = raw_end if json_end < 0 else json_end
             try:
                 args = loads_loose(text[pos:stop])
@@ -308,7 +323,7 @@ class ReactDialect(Dialect):
         pos = _strip_junk(text, match.end(), end)
         if pos >= end or text[pos] != "{":
             return None
-        json_end = find_json_end(text[:end], pos)
+        json_end = find_json_end(text, pos, end)
         if json_end < 0:
             return None
         try:
