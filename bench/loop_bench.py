@@ -25,6 +25,8 @@ import tempfile
 import time
 from typing import Any
 
+from homeassistant.components.conversation.chat_log import ChatLog
+from homeassistant.core import HomeAssistant
 import openai
 
 from custom_components.toolbelt.backend.base import (
@@ -42,8 +44,6 @@ from custom_components.toolbelt.loop.device_commands import (
     is_read_only_name,
 )
 from custom_components.toolbelt.toolcalls import ToolCall
-from homeassistant.components.conversation.chat_log import ChatLog
-from homeassistant.core import HomeAssistant
 from tests.openai_server import OpenAIServer
 
 TOOLS: list[dict[str, Any]] = json.loads(
@@ -172,8 +172,14 @@ def _report(label: str, samples: list[float], unit: str = "ms") -> None:
 
 async def main() -> None:
     hass = HomeAssistant(tempfile.mkdtemp())
-    _report("CPU per hop, text (hermes) two-hop device command", await cpu_per_hop(hass, native=False))
-    _report("CPU per hop, native two-hop device command", await cpu_per_hop(hass, native=True))
+    _report(
+        "CPU per hop, text (hermes) two-hop device command",
+        await cpu_per_hop(hass, native=False),
+    )
+    _report(
+        "CPU per hop, native two-hop device command",
+        await cpu_per_hop(hass, native=True),
+    )
     _report(
         "first text chunk written -> first ChatLog delta (chunks 20 ms apart)",
         await first_delta_latency(hass),

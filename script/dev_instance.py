@@ -61,11 +61,17 @@ async def provision_and_announce(
         api = HassApi(session, URL)
         try:
             await api.wait_until_up(
-                START_TIMEOUT, is_alive=lambda: proc.returncode is None
+                START_TIMEOUT,
+                is_alive=lambda: proc.returncode is None,
+                progress=lambda waited: say(
+                    f"still waiting for {URL} after {waited:.0f} s "
+                    "(installing requirements?)"
+                ),
             )
             lines = await provision(api, config_dir, dict(os.environ))
-        except (HassApiError, aiohttp.ClientError, TimeoutError) as err:
-            say(f"PROVISIONING FAILED: {err}")
+        except Exception as err:  # report any failure; HA keeps running
+            kind = "" if isinstance(err, HassApiError) else f"{type(err).__name__}: "
+            say(f"PROVISIONING FAILED: {kind}{err}")
             say(
                 f"HA keeps running at {URL}; its log is {config_dir}/home-assistant.log"
             )
@@ -117,7 +123,7 @@ async def main(config_dir: Path) -> int:
     for line in prepare_config_dir(config_dir):
         say(line)
     say(f"config: {config_dir}; log: {config_dir / 'home-assistant.log'}")
-    say("the first start installs the frontend and other requirements: a few minutes")
+    say("a first start installs the frontend and other requirements: a few minutes")
 
     stop = asyncio.Event()
     stop_requested = False

@@ -41,10 +41,10 @@ _render_schema = detect_schema_renderer()
 def detect_schema_library(renderer: Callable[..., Any]) -> Any:
     """The schema module whose objects ``renderer`` understands."""
     if renderer.__module__.startswith("probatio"):
-        import probatio  # noqa: PLC0415
+        import probatio
 
         return probatio
-    import voluptuous  # noqa: PLC0415
+    import voluptuous
 
     return voluptuous
 
@@ -63,9 +63,7 @@ def json_schema_to_parameters(schema: dict[str, Any], lib: Any = None) -> Any:
     fields: dict[Any, Any] = {}
     for key, prop in schema.get("properties", {}).items():
         marker = lib.Required if key in required else lib.Optional
-        fields[marker(key, description=prop.get("description"))] = _validator(
-            lib, prop
-        )
+        fields[marker(key, description=prop.get("description"))] = _validator(lib, prop)
     return lib.Schema(fields)
 
 

@@ -68,7 +68,6 @@ from .const import (
 )
 from .loop.probe import async_probe_tool_mode
 from .toolcalls import dialect_names
-
 from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHandler
 
 

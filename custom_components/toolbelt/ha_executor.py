@@ -59,5 +59,7 @@ class HAExecutor:
         )
         data, failed = compat.unwrap_tool_result(result)
         # Our own tools answer {"error": "ERROR: ..."} instead of raising.
-        failed = failed or (isinstance(data, dict) and isinstance(data.get("error"), str))
+        failed = failed or (
+            isinstance(data, dict) and isinstance(data.get("error"), str)
+        )
         return ToolOutcome(data=data, failed=failed)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.components.diagnostics import (
     get_diagnostics_for_config_entry,
 )
 
 from custom_components.toolbelt.const import CONF_API_KEY
-from homeassistant.core import HomeAssistant
-from homeassistant.helpers import llm
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
 

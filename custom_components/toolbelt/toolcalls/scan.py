@@ -69,7 +69,7 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     end = find_json_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
-        result: tuple[Any, int, str | None] = (None, limit, _INVALID)
+        result: tuple[Any, int, str | None] = (None, limit, _TRUNCATED)
         _READ_CACHE[key] = result
         return result
     try:

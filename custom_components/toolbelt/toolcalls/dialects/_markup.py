@@ -24,12 +24,14 @@ from custom_components.toolbelt.toolcalls.scan import json_calls_at
 from custom_components.toolbelt.toolcalls.schema import coerce_text_value
 
 __all__ = [
+    "MAX_CALLS",
     "REASONING_TAGS",
     "Finder",
     "marked_json_calls",
     "positional_kwargs",
     "prefer_outside_reasoning",
     "reasoning_spans",
+    "too_many",
     "typed_text_arguments",
 ]
 
@@ -43,6 +45,29 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|inner_prefix|>", "<|inner_suffix|>"),
     ("<mm:think>", "</mm:think>"),
 )
+
+
+# More call spans than any real reply has: a model stuck in a loop. Parsing
+# stops there so a megabyte of repeated markers stays cheap.
+MAX_CALLS = 64
+
+
+def too_many(found: list[Found], text: str, pos: int) -> bool:
+    """True (and the rest of the text refused) once ``found`` holds ``MAX_CALLS``."""
+    if len(found) < MAX_CALLS:
+        return False
+    reason = f"more than {MAX_CALLS} calls in one reply"
+    last = found[-1].call
+    if isinstance(last, RejectedCall) and last.reason == reason:
+        return True
+    found.append(
+        Found(
+            pos,
+            len(text),
+            RejectedCall(name="", raw=text[pos : pos + 200], reason=reason),
+        )
+    )
+    return True
 
 
 class Finder:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.jsonrepair import (
@@ -83,6 +84,8 @@ class ApertusDialect(Dialect):
         for start, body_start, body_end, end in tag_blocks(
             text, "<|tools_prefix|>", "<|tools_suffix|>"
         ):
+            if too_many(found, text, start):
+                break
             pos = skip_ws(text, body_start)
             if pos < body_end and text[pos] == "[":
                 calls = _array_calls(text, pos, body_end, catalog)

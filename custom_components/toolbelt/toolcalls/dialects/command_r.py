@@ -20,6 +20,7 @@ from custom_components.toolbelt.toolcalls.catalog import fold
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.model import RejectedCall
@@ -67,6 +68,8 @@ class CommandRDialect(Dialect):
         for start, body_start, body_end, end in tag_blocks(
             text, "<|START_ACTION|>", "<|END_ACTION|>"
         ):
+            if too_many(found, text, start):
+                break
             pos = skip_ws(text, body_start)
             result = marked_json_calls(text, pos, catalog)
             if result is None:
@@ -83,6 +86,8 @@ class CommandRDialect(Dialect):
         """R+: ``Action:`` followed by a ```json fence (same or next line) with the calls."""
         found: list[Found] = []
         for match in _ACTION.finditer(text):
+            if too_many(found, text, match.start()):
+                break
             fence = _ACTION_FENCE.match(text, match.end())
             if fence is None:
                 continue

@@ -22,6 +22,7 @@ from custom_components.toolbelt.toolcalls.calls import Found, build_result, make
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     Finder,
     prefer_outside_reasoning,
+    too_many,
     typed_text_arguments,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -124,6 +125,8 @@ class DeepSeekDialect(Dialect):
         begins = list(_CALL_BEGIN.finditer(text))
         if begins:
             for index, match in enumerate(begins):
+                if too_many(found, text, match.start()):
+                    break
                 limit = (
                     begins[index + 1].start() if index + 1 < len(begins) else len(text)
                 )
@@ -148,6 +151,8 @@ class DeepSeekDialect(Dialect):
             # "<｜tool▁calls｜>function<｜tool▁sep｜>..." with no per-call begin token.
             starts = list(_CALLS_BEGIN.finditer(text))
             for index, match in enumerate(starts):
+                if too_many(found, text, match.start()):
+                    break
                 limit = (
                     starts[index + 1].start() if index + 1 < len(starts) else len(text)
                 )
@@ -174,12 +179,16 @@ class DeepSeekDialect(Dialect):
         found: list[Found] = []
         finder = Finder(text)
         for block in _DSML_BLOCK.finditer(text):
+            if too_many(found, text, block.start()):
+                break
             closer = f"</｜DSML｜{block.group(1)}>"
             close = finder.find(closer, block.end())
             block_end = close + len(closer) if close >= 0 else len(text)
             body_end = close if close >= 0 else len(text)
             invokes = list(_DSML_INVOKE.finditer(text, block.end(), body_end))
             for index, inv in enumerate(invokes):
+                if too_many(found, text, inv.start()):
+                    break
                 limit = (
                     invokes[index + 1].start() if index + 1 < len(invokes) else body_end
                 )

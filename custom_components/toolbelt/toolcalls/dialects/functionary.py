@@ -22,6 +22,7 @@ from custom_components.toolbelt.toolcalls.calls import (
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     Finder,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.jsonrepair import (
@@ -86,6 +87,8 @@ class FunctionaryDialect(Dialect):
             finder = Finder(text)
             matches = list(_V31.finditer(text))
             for index, match in enumerate(matches):
+                if too_many(found, text, match.start()):
+                    break
                 limit = (
                     matches[index + 1].start()
                     if index + 1 < len(matches)
@@ -127,6 +130,8 @@ class FunctionaryDialect(Dialect):
             bounds.append((start, start))
         bounds += [(h, h + 3) for h in heads]
         for index, (head, rec_start) in enumerate(bounds):
+            if too_many(found, text, head):
+                break
             block_end = bounds[index + 1][0] if index + 1 < len(bounds) else len(text)
             newline = text.find("\n", rec_start, block_end)
             if newline < 0:

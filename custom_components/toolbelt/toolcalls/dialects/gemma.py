@@ -21,6 +21,7 @@ from custom_components.toolbelt.toolcalls.calls import Found, build_result, make
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     Finder,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
@@ -246,6 +247,8 @@ class GemmaDialect(Dialect):
             return found
         finder = Finder(text)
         for match in pattern.finditer(text):
+            if too_many(found, text, match.start()):
+                break
             name = next(g for g in match.groups() if g)
             if known_only and catalog.resolve(name) is None:
                 continue

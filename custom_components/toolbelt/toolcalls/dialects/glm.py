@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     prefer_outside_reasoning,
+    too_many,
     typed_text_arguments,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -42,6 +43,8 @@ class GlmDialect(Dialect):
         found: list[Found] = []
         done = 0
         for head in _HEAD.finditer(text):
+            if too_many(found, text, head.start()):
+                break
             if head.start() < done:
                 continue  # a tag quoted inside an earlier call's value
             name = head.group(1)

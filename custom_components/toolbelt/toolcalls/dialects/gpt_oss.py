@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import Finder
+from custom_components.toolbelt.toolcalls.dialects._markup import Finder, too_many
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.jsonrepair import (
     LooseJSONError,
@@ -68,6 +68,8 @@ class GptOssDialect(Dialect):
         finder = Finder(text)
         pos = finder.find(_MESSAGE)
         while pos >= 0:
+            if too_many(found, text, pos):
+                break
             head = _HEADER_START.search(text, prev, pos)
             head_start = head.start() if head else pos
             header = text[head_start:pos]

@@ -18,6 +18,7 @@ from custom_components.toolbelt.toolcalls.calls import Found, build_result
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
@@ -63,6 +64,8 @@ class GraniteDialect(Dialect):
         found: list[Found] = []
         pos = text.find(opener)
         while pos >= 0:
+            if too_many(found, text, pos):
+                break
             body = skip_ws(text, pos + len(opener))
             result = marked_json_calls(text, body, catalog)
             nxt = pos + len(opener)
@@ -85,6 +88,8 @@ class GraniteDialect(Dialect):
         for start, body_start, body_end, end in tag_blocks(
             text, "<tool_call>", "</tool_call>"
         ):
+            if too_many(found, text, start):
+                break
             body = skip_ws(text, body_start)
             payload = text[body:body_end].strip()
             calls = None

@@ -17,6 +17,7 @@ from custom_components.toolbelt.toolcalls.calls import Found, build_result, make
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     Finder,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.jsonrepair import (
@@ -79,6 +80,8 @@ class KimiK2Dialect(Dialect):
         finder = Finder(text)
         pos = finder.find(_BEGIN)
         while pos >= 0:
+            if too_many(found, text, pos):
+                break
             head_start = pos + len(_BEGIN)
             arg_tok = finder.find(_ARGS, head_start)
             stop, stop_end = len(text), len(text)

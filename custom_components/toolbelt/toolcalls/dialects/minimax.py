@@ -23,6 +23,7 @@ from custom_components.toolbelt.toolcalls.calls import (
 )
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     prefer_outside_reasoning,
+    too_many,
     typed_text_arguments,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -100,6 +101,8 @@ class MiniMaxDialect(Dialect):
             if start >= 0 and not invokes and not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
             for index, inv in enumerate(invokes):
+                if too_many(found, text, inv.start()):
+                    break
                 limit = (
                     invokes[index + 1].start() if index + 1 < len(invokes) else body_end
                 )
@@ -128,6 +131,8 @@ class MiniMaxDialect(Dialect):
         for start, body_start, body_end, end in tag_blocks(
             text, "<tool_calls>", "</tool_calls>"
         ):
+            if too_many(found, text, start):
+                break
             body = text[body_start:body_end]
             first = skip_ws(body, 0)
             whole = (

@@ -13,6 +13,7 @@ from custom_components.toolbelt.toolcalls.calls import Found, build_result
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
@@ -36,6 +37,8 @@ class NemotronDialect(Dialect):
         for start, body_start, _body_end, end in tag_blocks(
             text, "<TOOLCALL>", "</TOOLCALL>"
         ):
+            if too_many(found, text, start):
+                break
             result = marked_json_calls(text, skip_ws(text, body_start), catalog)
             if result is None:
                 continue

@@ -23,6 +23,7 @@ from custom_components.toolbelt.toolcalls.dialects._markup import (
     Finder,
     positional_kwargs,
     prefer_outside_reasoning,
+    too_many,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
 from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
@@ -129,6 +130,8 @@ class PythonicDialect(Dialect):
         for opener, closers in _BLOCKS:
             pos = finder.find(opener)
             while pos >= 0:
+                if too_many(found, text, pos):
+                    break
                 body_start = pos + len(opener)
                 end, close_len = len(text), 0
                 nxt = finder.find(opener, body_start)

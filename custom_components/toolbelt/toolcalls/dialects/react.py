@@ -146,7 +146,18 @@ class ReactDialect(Dialect):
         "Tool:",
         "Function:",
     )
-    triggers: ClassVar[tuple[str, ...]] = (":",)
+    # Labels are matched case-insensitively, so look for both common spellings.
+    triggers: ClassVar[tuple[str, ...]] = (
+        "Action",
+        "action",
+        "ACTION",
+        "Tool",
+        "tool:",
+        "Function",
+        "function:",
+        "Final Answer",
+        "```",
+    )
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         labels = list(islice(_LABEL.finditer(text), MAX_LABELS))

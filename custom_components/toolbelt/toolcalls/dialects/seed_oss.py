@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
 from custom_components.toolbelt.toolcalls.dialects._markup import (
     prefer_outside_reasoning,
+    too_many,
     typed_text_arguments,
 )
 from custom_components.toolbelt.toolcalls.dialects.base import Dialect
@@ -61,10 +62,14 @@ class SeedOssDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
+            if too_many(found, text, start):
+                break
             functions = list(_FUNCTION.finditer(text, body_start, body_end))
             if not functions and not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
             for index, func in enumerate(functions):
+                if too_many(found, text, func.start()):
+                    break
                 limit = (
                     functions[index + 1].start()
                     if index + 1 < len(functions)
