@@ -310,9 +310,7 @@ def build_result(
         pos = max(pos, span.end)
     pieces.append(text[pos:])
     remaining = "\n".join(p for p in pieces if p) if len(pieces) > 1 else pieces[0]
-    if sanitize is not None:
-        remaining = sanitize(remaining)
-    content, reasoning = clean(remaining)
+    content, reasoning = clean(remaining, sanitize)
     calls = [s.call for s in spans if isinstance(s.call, ToolCall)]
     rejected = [s.call for s in spans if isinstance(s.call, RejectedCall)]
     return ParseResult(

@@ -82,7 +82,7 @@ class ChainDialect(Dialect):
             PROBING.reset(token)
         if result is not None:
             return result
-        content, reasoning = clean(self.sanitize(text))
+        content, reasoning = clean(text, self.sanitize)
         return ParseResult(content=content, reasoning=reasoning, dialect=None)
 
     def _probe(self, text: str, catalog: Catalog) -> ParseResult | None:

@@ -9,8 +9,11 @@ happens to start with a label is not a scratchpad.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 import re
+
+from .quirks import strip_quirks
 
 __all__ = [
     "clean",
@@ -251,9 +254,16 @@ _clean_cached = lru_cache(maxsize=128)(_clean)
 _clean_large = lru_cache(maxsize=4)(_clean)
 
 
-def clean(text: str) -> tuple[str, str]:
+def clean(
+    text: str, dialect_sanitize: Callable[[str], str] | None = None
+) -> tuple[str, str]:
     """Return ``(content, reasoning)`` for text whose calls were already cut out.
 
-    Cached: a dialect chain may clean one reply once per member dialect.
+    The layers run in this order: model quirks, the dialect's own sanitize,
+    then reasoning and any format's leakage. Cached: a dialect chain may clean
+    one reply once per member dialect.
     """
+    text = strip_quirks(text)
+    if dialect_sanitize is not None:
+        text = dialect_sanitize(text)
     return _clean_cached(text) if len(text) <= 8192 else _clean_large(text)

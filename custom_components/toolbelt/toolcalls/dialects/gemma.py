@@ -53,6 +53,8 @@ _BARE_CALL = re.compile(
     r"|<call>" + _NAME + r"\s*(?=\{)",
     re.M,
 )
+# Where a bare value ends: a separator, or a string quote (an error there).
+_STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOTE)}
 _CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
 _TOOL_FENCES = ("tool_code", "tool_call", "tool_use")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -67,12 +69,13 @@ _CHANNEL_TOKENS = re.compile(r"<\|channel>(?:thought)?|<channel\|>")
 class _GemmaArgs:
     """Reader for Gemma's brace syntax: ``{k:v,...}`` with a custom string quote."""
 
-    __slots__ = ("pos", "quote", "text")
+    __slots__ = ("pos", "quote", "stops", "text")
 
     def __init__(self, text: str, quote: str) -> None:
         self.text = text
         self.quote = quote
         self.pos = 0
+        self.stops = _STOPS[quote]
 
     def ws(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
@@ -153,12 +156,12 @@ class _GemmaArgs:
             self.pos = end + 1
             return word
         start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos] not in ",}]":
-            if self.text.startswith(self.quote, self.pos):
-                raise ValueError("quote inside a bare value")
-            self.pos += 1
-        if self.pos >= len(self.text):
+        stop = self.stops.search(self.text, start)
+        if stop is None:
             raise TruncatedJSONError("value runs into the end")
+        if stop.group(0) not in ",}]":
+            raise ValueError("quote inside a bare value")
+        self.pos = stop.start()
         word = self.text[start : self.pos].strip()
         return _scalar(word)
 

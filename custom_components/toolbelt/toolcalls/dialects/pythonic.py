@@ -43,29 +43,30 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _LIST_START = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
+# Brackets, complete string literals, or a lone quote (an unterminated string).
+_PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]""")
 
 
 def python_end(text: str, start: int) -> int:
     """Index just past the bracket that closes ``text[start]``; -1 if never closed.
 
-    Python strings (single, double, triple quoted, with escapes) are skipped.
+    Quoted strings (with escapes) are skipped, so brackets inside them do not
+    count; a string that runs past its line or the text means "never closed".
     """
     depth = 0
-    pos = start
-    n = len(text)
-    while pos < n:
-        ch = text[pos]
-        if ch in "\"'":
-            quote = text[pos : pos + 3] if text[pos : pos + 3] in ('"""', "'''") else ch
-            close = pos + len(quote)
-            while close < n:
-                if text[close] == "\\":
-                    close += 2
-                    continue
-                if text.startswith(quote, close):
-                    break
-                if len(quote) == 1 and text[close] == "\n":
-                    return -1
+    for token in _PY_TOKEN.finditer(text, start):
+        kind = token.group(0)
+        if kind in "([{":
+            depth += 1
+        elif kind in ")]}":
+            depth -= 1
+            if depth == 0:
+                return token.end()
+            if depth < 0:
+                return -1
+        elif len(kind) == 1:  # a quote that never closes
+            return -1
+    return -1
                 close += 1
             if close >= n:
                 return -1
