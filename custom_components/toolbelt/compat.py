@@ -173,6 +173,17 @@ def _make_tool_result(data: Any, failed: bool) -> Any:
     return _TOOL_RESULT_CLS(**kwargs)
 
 
+def make_tool_result(data: Any, failed: bool = False) -> Any:
+    """What an llm.Tool of ours returns: ``llm.ToolResult`` where HA has it.
+
+    HA 2026.10 deprecates plain JSON returns (removed in 2027.11); older HA
+    only knows them.
+    """
+    if _TOOL_RESULT_CLS is None:
+        return data
+    return _make_tool_result(data, failed)
+
+
 def detect_result_key(content_cls: Any) -> str:
     """The ToolResultContent field that holds the result on this HA."""
     return "tool_result" if "tool_result" in _field_names(content_cls) else "result"

@@ -147,3 +147,11 @@ def test_schema_renderer_on_this_ha_and_probatio_fallback(monkeypatch) -> None:
     rendered = renderer(schema, custom_serializer=None)
     assert rendered["properties"]["level"] == {"type": "integer"}
     assert rendered["required"] == ["level"]
+
+
+def test_make_tool_result_both_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert compat.make_tool_result({"result": "ok"}) == {"result": "ok"}
+    monkeypatch.setattr(compat, "_TOOL_RESULT_CLS", NewToolResult)
+    assert compat.make_tool_result({"error": "x"}, failed=True) == NewToolResult(
+        data={"error": "x"}, error=True
+    )

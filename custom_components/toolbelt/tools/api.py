@@ -29,6 +29,7 @@ from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
     API_ID,
     API_NAME,
+    DOMAIN,
     MEMORY_DB_FILENAME,
     MEMORY_SQLITE,
     SUBENTRY_TYPE_TOOLS,
@@ -180,6 +181,8 @@ class ToolbeltLlmTool(llm.Tool):
 
     is_device_command = False
     """None of our tools touches a device (read by the loop's device cap)."""
+    integration = DOMAIN
+    """HA 2026.10 records which integration provides a tool (harmless before)."""
 
     def __init__(
         self, tool: Tool, hub: ToolsHub, turn: TurnRecord, user_id: str | None
@@ -216,7 +219,8 @@ class ToolbeltLlmTool(llm.Tool):
         outcome = await run_tool(
             self._hub, self.tool, tool_input.tool_args, self._turn, self._user_id
         )
-        return {"result": outcome.text} if outcome.ok else {"error": outcome.text}
+        data = {"result": outcome.text} if outcome.ok else {"error": outcome.text}
+        return compat.make_tool_result(data, failed=not outcome.ok)
 
 
 async def run_tool(

@@ -67,21 +67,6 @@ def python_end(text: str, start: int) -> int:
         elif len(kind) == 1:  # a quote that never closes
             return -1
     return -1
-                close += 1
-            if close >= n:
-                return -1
-            pos = close + len(quote)
-            continue
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return pos + 1
-            if depth < 0:
-                return -1
-        pos += 1
-    return -1
 
 
 def python_calls(
