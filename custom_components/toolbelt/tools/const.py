@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..const import DOMAIN  # noqa: F401 - re-exported for tools/
+
 SUBENTRY_TYPE_TOOLS: Final = "tools"
 API_ID: Final = "toolbelt_tools"
 API_NAME: Final = "Toolbelt tools"
