@@ -166,3 +166,20 @@ def test_streaming_hides_thinking_and_holds_actions(size):
     released, holding = stream("command_r", raw, size=size)
     assert holding
     assert released == ""
+
+
+def test_r_plus_action_fence_on_the_same_line():
+    """ollama/ollama tools/tools_test.go: command-r-plus "Action: ```json" block."""
+    raw = (
+        'Action: ```json\n\t\t[\n\t\t    {\n\t\t        "tool_name": "HassClimateGetTemperature",\n'
+        '\t\t        "parameters": {\n\t\t            "area": "San Francisco"\n\t\t        }\n'
+        '\t\t    },\n\t\t    {\n\t\t        "tool_name": "HassClimateGetTemperature",\n'
+        '\t\t        "parameters": {\n\t\t            "area": "Toronto"\n\t\t        }\n'
+        "\t\t    }\n\t\t]\n\t\t```"
+    )
+    for result in (parse("command_r", raw), parse_auto(raw)):
+        assert calls(result) == expect(
+            ("HassClimateGetTemperature", {"area": "San Francisco"}),
+            ("HassClimateGetTemperature", {"area": "Toronto"}),
+        )
+        assert result.content == ""

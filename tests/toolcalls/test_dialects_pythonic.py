@@ -265,3 +265,86 @@ def test_system_prompt_lists_tools_and_format():
     prompt = get_dialect("pythonic").system_prompt(catalog())
     assert "HassTurnOn(" in prompt
     assert "[func_a(param='value'" in prompt
+
+
+def test_a_bad_sibling_does_not_drop_good_calls():
+    """vLLM llama4_pythonic: bytes and non-finite values refuse only their own call."""
+    for bad in ("HassTurnOn(name=b'z')", "HassSetVolume(volume_level=1e999)"):
+        raw = f"<|python_start|>[{bad}, HassTurnOff(area='LA')]<|python_end|>"
+        result = parse("pythonic", raw)
+        assert calls(result) == expect(("HassTurnOff", {"area": "LA"}))
+        assert len(result.rejected) == 1
+
+
+def test_malformed_list_inside_markers_is_refused_not_shown():
+    """vLLM llama4_pythonic: mismatched brackets give no call (and no markup in content)."""
+    result = parse("pythonic", "<|python_start|>[HassTurnOn(x=1])]<|python_end|>")
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == ""
+
+
+S, E = "<|tool_call_start|>", "<|tool_call_end|>"
+
+SLIP_CASES = [
+    # vLLM test_lfm2_tool_parser.py: raw newlines inside a string argument
+    (
+        f"{S}[send_notification(message='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')]{E}",
+        expect(
+            (
+                "send_notification",
+                {"message": "cat > f.py << EOF\nimport csv\nprint(1)\nEOF"},
+            )
+        ),
+    ),
+    # vLLM LFM2: unescaped same-style quotes nested in a value
+    (
+        f"{S}[send_notification(message='sed -n '360,450p' /testbed/common.py')]{E}",
+        expect(
+            ("send_notification", {"message": "sed -n '360,450p' /testbed/common.py"})
+        ),
+    ),
+    # vLLM LFM2: zero-padded integers
+    (
+        f"{S}[HassStartTimer(hours=07, minutes=05)]{E}",
+        expect(("HassStartTimer", {"hours": 7, "minutes": 5})),
+    ),
+    # vLLM LFM2: a NUL byte inside a string
+    (
+        f"{S}[send_notification(message='printf a\x00b')]{E}",
+        expect(("send_notification", {"message": "printf a\x00b"})),
+    ),
+    # vLLM LFM2: a set literal becomes a list, in source order
+    (
+        f"{S}[memory_store(content='x', tags={{'urgent', 'bug'}})]{E}",
+        expect(("memory_store", {"content": "x", "tags": ["urgent", "bug"]})),
+    ),
+    # vLLM LFM2: a bracket inside a string, whitespace after the start token
+    (
+        f"{S} [send_notification(message='grep -F \"]\" log.txt')]{E}",
+        expect(("send_notification", {"message": 'grep -F "]" log.txt'})),
+    ),
+    # The everyday slip: an apostrophe inside single quotes, no markers
+    (
+        "[HassTurnOn(name='Anna's lamp')]",
+        expect(("HassTurnOn", {"name": "Anna's lamp"})),
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), SLIP_CASES)
+def test_small_model_slips_are_read(raw, expected):
+    for result in (parse("pythonic", raw), parse_auto(raw)):
+        assert calls(result) == expected
+        assert result.content == ""
+
+
+@pytest.mark.parametrize("body", ["[]", "[ ]"])
+def test_empty_block_means_no_calls(body):
+    """vLLM LFM2 test_empty_tool_call_block."""
+    for result in (
+        parse("pythonic", f"Ok.{S}{body}{E}"),
+        parse_auto(f"Ok.{S}{body}{E}"),
+    ):
+        assert result.calls == []
+        assert result.content == "Ok."

@@ -1,9 +1,10 @@
-"""Small helpers shared by the tagged-markup dialects (TC-B's files).
+"""Small helpers shared by the tagged-markup dialects.
 
-Three jobs the core does not cover: finding reasoning blocks as offsets (so a
-dialect can prefer real calls over example calls quoted in its thinking),
-typing XML-style text parameters against the schema, and mapping positional
-Python arguments onto parameter names.
+Jobs the core does not cover: reasoning blocks as offsets (so a dialect can
+prefer real calls over example calls quoted in its thinking), XML-style text
+parameters typed from the schema, positional Python arguments mapped onto
+parameter names, a JSON payload after a marker that was cut off, and keeping
+every scan linear on adversarial input (``Finder``, ``MAX_CALLS``).
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ from collections.abc import Iterable, Sequence
 import json
 from typing import Any
 
-from custom_components.toolbelt.toolcalls.calls import Found
-from custom_components.toolbelt.toolcalls.catalog import Catalog, fold
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..calls import Found
+from ..catalog import Catalog, fold
+from ..jsonrepair import (
     LooseJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
-from custom_components.toolbelt.toolcalls.scan import json_calls_at
-from custom_components.toolbelt.toolcalls.schema import coerce_text_value
+from ..model import RejectedCall, ToolCall
+from ..scan import json_calls_at
+from ..schema import coerce_text_value
 
 __all__ = [
     "MAX_CALLS",
@@ -43,7 +44,6 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),
     ("<|channel>thought", "<channel|>"),
     ("<|inner_prefix|>", "<|inner_suffix|>"),
-    ("<mm:think>", "</mm:think>"),
 )
 
 

@@ -10,25 +10,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
-    prefer_outside_reasoning,
-    too_many,
-)
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..calls import Found, build_result, make_call
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
-from custom_components.toolbelt.toolcalls.sanitize import register_reasoning_delimiters
-from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+from ..model import RejectedCall, ToolCall
+from ..sanitize import register_reasoning_delimiters
+from ..scan import skip_ws, tag_blocks
+from ._markup import (
+    prefer_outside_reasoning,
+    too_many,
+)
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["ApertusDialect"]
 
@@ -78,6 +78,10 @@ class ApertusDialect(Dialect):
     name = "apertus"
     markers = ("<|tools_prefix|>",)
     triggers = ("<|tools_prefix|>",)
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["<|tools_suffix|>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []

@@ -11,9 +11,9 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
-    from custom_components.toolbelt.toolcalls.streaming import StreamDetector
+    from ..catalog import Catalog
+    from ..model import ParseResult, ToolCall
+    from ..streaming import StreamDetector
 
 
 class Dialect:
@@ -70,6 +70,6 @@ class Dialect:
         one, because the loop may fall back to another format. ``names`` are
         catalog tool names (formats that open with a bare name).
         """
-        from custom_components.toolbelt.toolcalls.registry import detector_for
+        from ..registry import detector_for
 
         return detector_for(self, names=names)

@@ -15,20 +15,20 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result
-from custom_components.toolbelt.toolcalls.catalog import fold
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result
+from ..catalog import fold
+from ..model import RejectedCall
+from ..scan import json_calls_at, skip_ws, tag_blocks
+from ._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.model import RejectedCall
-from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws, tag_blocks
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+    from ..catalog import Catalog
+    from ..model import ParseResult, ToolCall
 
 __all__ = ["CommandRDialect"]
 
@@ -53,6 +53,10 @@ class CommandRDialect(Dialect):
     name = "command_r"
     markers = ("<|START_ACTION|>",)
     triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["<|END_ACTION|>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._actions(text, catalog)

@@ -18,24 +18,24 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result, make_call
+from ..jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    loads_loose,
+)
+from ..model import RejectedCall, ToolCall
+from ._markup import (
     Finder,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
-    LooseJSONError,
-    TruncatedJSONError,
-    loads_loose,
-)
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["DeepSeekDialect"]
 
@@ -52,19 +52,38 @@ _CALL_BEGIN = re.compile(_token("tool call begin"))
 _CALL_END = re.compile(_token("tool call end"))
 _SEP = re.compile(_token("tool sep"))
 _ANY_TOKEN = re.compile(r"<[｜|]\s*tool[▁_ ][^<>｜|]{0,30}[｜|]>")
-_FENCED = re.compile(r"\A\s*```(?:json)?\s*\n?(.*?)\n?\s*```\s*\Z", re.S)
 
 _DSML_BLOCK = re.compile(r"<｜DSML｜(function_calls|tool_calls)>")
 _DSML_INVOKE = re.compile(r'<｜DSML｜invoke\s+name="([^"]+)"\s*>')
 _DSML_PARAM = re.compile(
-    r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>(.*?)</｜DSML｜parameter>',
-    re.S,
+    r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
 )
+_DSML_PARAM_END = "</｜DSML｜parameter>"
 
 
 def _arguments(body: str) -> str:
-    fenced = _FENCED.match(body)
-    return fenced.group(1) if fenced else body.strip()
+    """The JSON text, without the ```json fence R1/V3 put around it."""
+    text = body.strip()
+    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
+        text = text[3:-3]
+        if text.startswith("json"):
+            text = text[4:]
+    return text.strip()
+
+
+def _dsml_params(body: str) -> list[tuple[str, str, bool]] | None:
+    """``(name, text, string="true")`` per parameter; None if one never closes."""
+    opens = list(_DSML_PARAM.finditer(body))
+    params: list[tuple[str, str, bool]] = []
+    for index, param in enumerate(opens):
+        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
+        close = body.rfind(_DSML_PARAM_END, param.end(), limit)
+        if close < 0:
+            return None
+        params.append(
+            (param.group(1), body[param.end() : close], param.group(2) == "true")
+        )
+    return params
 
 
 def _one_call(catalog: Catalog, body: str, raw: str) -> ToolCall | RejectedCall | None:
@@ -110,6 +129,10 @@ class DeepSeekDialect(Dialect):
         "<|tool_calls_begin|>",
     )
     triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["<｜tool▁calls▁end｜>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._token_calls(text, catalog)
@@ -205,13 +228,16 @@ class DeepSeekDialect(Dialect):
                     )
                     continue
                 body = text[inv.end() : inv_close]
-                params = list(_DSML_PARAM.finditer(body))
-                if params:
-                    raw_pairs = [(p.group(1), p.group(3)) for p in params]
-                    args = typed_text_arguments(catalog, name, raw_pairs)
-                    for p in params:
-                        if p.group(2) == "true":
-                            args[p.group(1).strip()] = p.group(3)
+                params = _dsml_params(body)
+                if params is None:
+                    call = RejectedCall(name, raw, "a parameter is never closed")
+                elif params:
+                    args = typed_text_arguments(
+                        catalog, name, [(k, v) for k, v, _ in params]
+                    )
+                    for key, value, is_string in params:
+                        if is_string:
+                            args[key.strip()] = value
                     call = make_call(catalog, name, args, raw=raw, coerce=True)
                 elif body.strip():
                     try:

@@ -13,29 +13,29 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from custom_components.toolbelt.toolcalls.dialects._markup import (
-    Finder,
-    prefer_outside_reasoning,
-    too_many,
-)
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
-from custom_components.toolbelt.toolcalls.scan import skip_ws
+from ..model import RejectedCall, ToolCall
+from ..scan import skip_ws
+from ._markup import (
+    Finder,
+    prefer_outside_reasoning,
+    too_many,
+)
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["FunctionaryDialect"]
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.prompting import tools_json
-from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws
-
+from ..calls import Found, build_result
+from ..catalog import Catalog
+from ..model import ParseResult
+from ..prompting import tools_json
+from ..scan import json_calls_at, skip_ws
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]

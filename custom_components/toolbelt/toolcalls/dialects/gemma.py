@@ -17,27 +17,27 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
-    Finder,
-    prefer_outside_reasoning,
-    too_many,
-)
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
-from custom_components.toolbelt.toolcalls.jsonrepair import TruncatedJSONError
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog, result_text
-from custom_components.toolbelt.toolcalls.pycall import PyCallError
-from custom_components.toolbelt.toolcalls.scan import (
+from ..calls import Found, build_result, make_call
+from ..jsonrepair import TruncatedJSONError
+from ..model import RejectedCall, ToolCall
+from ..prompting import compact_catalog, result_text
+from ..pycall import PyCallError
+from ..scan import (
     find_fences,
     json_calls_at,
     skip_ws,
 )
+from ._markup import (
+    Finder,
+    prefer_outside_reasoning,
+    too_many,
+)
+from .base import Dialect
+from .pythonic import python_calls
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["GemmaDialect", "parse_gemma_object"]
 
@@ -48,10 +48,9 @@ _NAME = r"([A-Za-z_][\w.\-]*)"
 _G4_CALL = re.compile(r"<\|tool_call>\s*:?\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
 _FG_CALL = re.compile(r"<start_function_call>\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
 # Unmarked variants: only for catalog names.
+# Scanned for the literal "call" first (fast); where it may start is checked after.
 _BARE_CALL = re.compile(
-    r"(?:(?<=<channel\|>)|^[ \t]*|<call>)call\s*:\s*" + _NAME + r"\s*(?=\{)"
-    r"|<call>" + _NAME + r"\s*(?=\{)",
-    re.M,
+    r"(?:<call>)?call\s*:\s*" + _NAME + r"\s*(?=\{)|<call>" + _NAME + r"\s*(?=\{)"
 )
 # Where a bare value ends: a separator, or a string quote (an error there).
 _STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOTE)}
@@ -212,6 +211,15 @@ def _strip_stray_channels(text: str) -> str:
     return "".join(pieces)
 
 
+def _bare_call_start(text: str, pos: int) -> bool:
+    """A bare ``call:`` counts after ``<channel|>``, ``<call>`` or at a line start."""
+    if text.startswith("<call>", pos) or text.endswith("<channel|>", 0, pos):
+        return True
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos == 0 or text[pos - 1] == "\n"
+
+
 def _closer_end(text: str, pos: int) -> int:
     nxt = skip_ws(text, pos)
     for closer in _CLOSERS:
@@ -253,7 +261,10 @@ class GemmaDialect(Dialect):
             if too_many(found, text, match.start()):
                 break
             name = next(g for g in match.groups() if g)
-            if known_only and catalog.resolve(name) is None:
+            if known_only and (
+                catalog.resolve(name) is None
+                or not _bare_call_start(text, match.start())
+            ):
                 continue
             raw_start = match.start()
             call: ToolCall | RejectedCall

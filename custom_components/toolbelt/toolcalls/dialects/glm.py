@@ -11,24 +11,27 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result, make_call
+from ..model import RejectedCall
+from ..scan import skip_ws
+from ._markup import (
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.model import RejectedCall
-from custom_components.toolbelt.toolcalls.scan import skip_ws
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["GlmDialect"]
 
 _HEAD = re.compile(r"<tool_call>\s*([A-Za-z_][\w.\-]*)\s*(?=<arg_key>|</tool_call>|$)")
-_PAIR = re.compile(r"\s*<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+# Keys hold no tags, so a never-closed value cannot make the key backtrack.
+_PAIR = re.compile(
+    r"\s*<arg_key>([^<]*)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S
+)
 _CLOSE = re.compile(r"\s*</tool_call>")
 
 

@@ -15,19 +15,19 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import Finder, too_many
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..calls import Found, build_result, make_call
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from ..model import RejectedCall, ToolCall
+from ._markup import Finder, too_many
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["GptOssDialect"]
 

@@ -14,20 +14,20 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result
+from ..pycall import PyCallError
+from ..scan import skip_ws, tag_blocks
+from ._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.dialects.pythonic import python_calls
-from custom_components.toolbelt.toolcalls.pycall import PyCallError
-from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+from .base import Dialect
+from .pythonic import python_calls
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["GraniteDialect"]
 

@@ -12,27 +12,26 @@ import json
 import re
 from typing import Any, ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..calls import Found, build_result, make_call
+from ..catalog import Catalog
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import (
+from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from custom_components.toolbelt.toolcalls.prompting import result_text, tools_json_lines
-from custom_components.toolbelt.toolcalls.scan import (
+from ..prompting import result_text, tools_json_lines
+from ..scan import (
     json_calls_at,
     leading_json_calls,
     skip_ws,
     tag_blocks,
 )
-
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 

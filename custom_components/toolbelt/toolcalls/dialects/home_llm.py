@@ -11,22 +11,21 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     call_from_object,
     make_call,
 )
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..catalog import Catalog
+from ..jsonrepair import (
     LooseJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog
-from custom_components.toolbelt.toolcalls.scan import find_fences, skip_ws
-
+from ..model import ParseResult
+from ..prompting import compact_catalog
+from ..scan import find_fences, skip_ws
 from .base import Dialect
 
 __all__ = ["HomeLlmDialect"]

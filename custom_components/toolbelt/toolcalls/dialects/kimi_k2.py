@@ -13,23 +13,23 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
-    Finder,
-    prefer_outside_reasoning,
-    too_many,
-)
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..calls import Found, build_result, make_call
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
+from ..model import RejectedCall, ToolCall
+from ._markup import (
+    Finder,
+    prefer_outside_reasoning,
+    too_many,
+)
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["KimiK2Dialect"]
 
@@ -74,6 +74,10 @@ class KimiK2Dialect(Dialect):
     name = "kimi_k2"
     markers = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", _BEGIN)
     triggers = ("<|tool_call",)
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["<|tool_calls_section_end|>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []

@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import (
+from ..calls import Found, build_result, make_call
+from ..catalog import Catalog
+from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from custom_components.toolbelt.toolcalls.prompting import result_text, tools_json_lines
-from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
-from custom_components.toolbelt.toolcalls.scan import leading_json_calls, skip_ws
-
+from ..prompting import result_text, tools_json_lines
+from ..pycall import PyCallError, parse_python_calls
+from ..scan import leading_json_calls, skip_ws
 from .base import Dialect
 
 __all__ = ["Llama3Dialect"]

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog
-from custom_components.toolbelt.toolcalls.scan import (
+from ..calls import Found, build_result
+from ..catalog import Catalog
+from ..model import ParseResult
+from ..prompting import compact_catalog
+from ..scan import (
     find_fences,
     json_calls_at,
     skip_ws,
 )
-
 from .base import Dialect
 
 __all__ = ["MarkdownJsonDialect", "fenced_json_calls"]

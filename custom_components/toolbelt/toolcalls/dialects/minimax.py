@@ -15,29 +15,29 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     call_from_object,
     make_call,
 )
-from custom_components.toolbelt.toolcalls.dialects._markup import (
-    prefer_outside_reasoning,
-    too_many,
-    typed_text_arguments,
-)
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import RejectedCall
-from custom_components.toolbelt.toolcalls.scan import json_calls_at, skip_ws, tag_blocks
+from ..model import RejectedCall
+from ..scan import json_calls_at, skip_ws, tag_blocks
+from ._markup import (
+    prefer_outside_reasoning,
+    too_many,
+    typed_text_arguments,
+)
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+    from ..catalog import Catalog
+    from ..model import ParseResult, ToolCall
 
 __all__ = ["MiniMaxDialect"]
 
@@ -78,6 +78,10 @@ class MiniMaxDialect(Dialect):
     name = "minimax"
     markers = (_M2_OPEN, "<tool_calls>")
     triggers = (_M2_OPEN, "<tool_calls>", "<invoke")
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["</minimax:tool_call>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []

@@ -14,27 +14,26 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..catalog import Catalog
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import ParseResult, RejectedCall
-from custom_components.toolbelt.toolcalls.prompting import tools_json
-from custom_components.toolbelt.toolcalls.scan import (
+from ..model import ParseResult, RejectedCall
+from ..prompting import tools_json
+from ..scan import (
     json_calls_at,
     leading_json_calls,
     skip_ws,
 )
-
 from .base import Dialect
 
 __all__ = ["MistralDialect"]

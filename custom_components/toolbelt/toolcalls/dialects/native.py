@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import make_call
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import (
+from ..calls import make_call
+from ..catalog import Catalog
+from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from custom_components.toolbelt.toolcalls.sanitize import clean
-
+from ..sanitize import clean
 from .base import Dialect
 
 __all__ = ["NativeDialect", "from_openai_tool_calls"]

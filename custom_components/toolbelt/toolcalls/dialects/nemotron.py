@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result
+from ..scan import skip_ws, tag_blocks
+from ._markup import (
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.scan import skip_ws, tag_blocks
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["NemotronDialect"]
 
@@ -31,6 +31,10 @@ class NemotronDialect(Dialect):
     name = "nemotron"
     markers = ("<TOOLCALL>",)
     triggers = ("<TOOLCALL>",)
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["</TOOLCALL>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []

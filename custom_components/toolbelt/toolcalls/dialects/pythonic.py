@@ -10,29 +10,33 @@ Values are read with ``ast`` (literals only); nothing is evaluated.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..model import RejectedCall, ToolCall
+from ..prompting import compact_catalog
+from ..pycall import PyCallError, parse_python_calls
+from ._markup import (
     Finder,
     positional_kwargs,
     prefer_outside_reasoning,
     too_many,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.model import RejectedCall, ToolCall
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog
-from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
+from ._pylenient import (
+    lenient_python_calls,
+)
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult
+    from ..catalog import Catalog
+    from ..model import ParseResult
 
 __all__ = ["PythonicDialect", "python_calls", "python_end"]
 
@@ -47,14 +51,15 @@ _MAX_MIDTEXT_TRIES = 20
 _PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]""")
 
 
-def python_end(text: str, start: int) -> int:
+def python_end(text: str, start: int, limit: int = 65_536) -> int:
     """Index just past the bracket that closes ``text[start]``; -1 if never closed.
 
     Quoted strings (with escapes) are skipped, so brackets inside them do not
     count; a string that runs past its line or the text means "never closed".
+    A call list longer than ``limit`` characters counts as never closed.
     """
     depth = 0
-    for token in _PY_TOKEN.finditer(text, start):
+    for token in _PY_TOKEN.finditer(text, start, start + limit):
         kind = token.group(0)
         if kind in "([{":
             depth += 1
@@ -69,12 +74,36 @@ def python_end(text: str, start: int) -> int:
     return -1
 
 
+def _json_safe(value: Any) -> bool:
+    """Only values JSON can carry: no bytes, complex numbers or infinities."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_json_safe(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
+    return False
+
+
 def python_calls(
     catalog: Catalog, source: str, *, raw: str, coerce: bool = False
 ) -> list[ToolCall | RejectedCall]:
-    """Calls from Python call syntax; raises ``PyCallError`` if it is not that."""
+    """Calls from Python call syntax; raises ``PyCallError`` if it is not that.
+
+    Strict ``ast`` first; the forgiving reader only when that fails.
+    """
+    try:
+        parsed = parse_python_calls(source)
+    except PyCallError:
+        parsed = lenient_python_calls(source)
     result: list[ToolCall | RejectedCall] = []
-    for name, kwargs, positional in parse_python_calls(source):
+    for name, kwargs, positional in parsed:
+        if not _json_safe([kwargs, positional]):
+            reason = "argument values must be plain literals (text, numbers, lists)"
+            result.append(RejectedCall(name=name, raw=raw, reason=reason))
+            continue
         args = positional_kwargs(catalog, name, kwargs, positional)
         if args is None:
             result.append(
@@ -101,7 +130,11 @@ class PythonicDialect(Dialect):
     name = "pythonic"
     markers = ("<|python_start|>", "<|tool_call_start|>")
     start_markers = ("[",)
-    triggers = ("(",)
+    triggers = ("(", "<|python_start|>", "<|tool_call_start|>")
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return ["<|tool_call_end|>", "<|python_end|>"]
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._marked(text, catalog)
@@ -112,6 +145,7 @@ class PythonicDialect(Dialect):
 
     def _marked(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
+        recognized = False
         finder = Finder(text)
         for opener, closers in _BLOCKS:
             pos = finder.find(opener)
@@ -129,26 +163,40 @@ class PythonicDialect(Dialect):
                         end, close_len = idx, len(closer)
                 raw = text[pos : end + close_len]
                 body = text[body_start:end].strip()
-                calls: list[ToolCall | RejectedCall] = []
-                if body:
+                if body.replace(" ", "") == "[]":
+                    found.append(Found(pos, end + close_len, None))  # "no calls"
+                    recognized = True
+                elif "(" in body:
                     try:
                         calls = python_calls(catalog, body, raw=raw)
                     except PyCallError:
-                        calls = [_truncated(raw)] if close_len == 0 else []
-                if calls:
+                        reason = (
+                            "not a valid call list"
+                            if close_len
+                            else "call is truncated"
+                        )
+                        calls = [RejectedCall("", raw, reason)]
                     found.extend(Found(pos, end + close_len, c) for c in calls)
-                else:
-                    found.append(Found(pos, end + close_len, None))
+                    recognized = recognized or bool(calls)
                 pos = finder.find(opener, max(end + close_len, body_start))
-        return found if any(f.call is not None for f in found) else []
+        return found if recognized else []
 
     def _unmarked(self, text: str, catalog: Catalog) -> list[Found]:
         start = reply_start(text)
         if start < len(text) and text[start] == "[":
             end = python_end(text, start)
-            if end < 0:
-                if _LIST_START.match(text, start):
+            if end < 0 and _LIST_START.match(text, start):
+                # An unescaped quote ("name='Anna's lamp'") confuses the bracket
+                # scan; the last "]" of the reply may still close the list.
+                last = text.rfind("]", start) + 1
+                try:
+                    calls = python_calls(
+                        catalog, text[start:last], raw=text[start:last]
+                    )
+                except PyCallError:
                     return [Found(start, len(text), _truncated(text[start:]))]
+                return [Found(start, last, c) for c in calls]
+            if end < 0:
                 return []
             try:
                 calls = python_calls(catalog, text[start:end], raw=text[start:end])
@@ -165,7 +213,7 @@ class PythonicDialect(Dialect):
         """Lists later in the reply: every name must be a catalog tool."""
         if "[" not in text:
             return []
-        code = _code_spans(text)
+        code: list[tuple[int, int]] | None = None  # computed on the first candidate
         found: list[Found] = []
         pos = 0
         for _ in range(_MAX_MIDTEXT_TRIES):
@@ -173,6 +221,8 @@ class PythonicDialect(Dialect):
             if match is None:
                 break
             start = match.start()
+            if code is None:
+                code = _code_spans(text)
             if any(s <= start < e for s, e in code):
                 pos = match.end()
                 continue

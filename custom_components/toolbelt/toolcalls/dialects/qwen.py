@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import build_result
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.prompting import tools_json_lines
-
+from ..calls import build_result
+from ..catalog import Catalog
+from ..model import ParseResult
+from ..prompting import tools_json_lines
 from .hermes import HermesDialect, parse_tagged
 
 __all__ = ["QwenDialect"]

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import ParseResult, RejectedCall
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog
-from custom_components.toolbelt.toolcalls.schema import coerce_text_value
-
+from ..calls import Found, build_result, make_call
+from ..catalog import Catalog
+from ..model import ParseResult, RejectedCall
+from ..prompting import compact_catalog
+from ..schema import coerce_text_value
 from .base import Dialect
 
 __all__ = ["Qwen3CoderXmlDialect"]

@@ -17,29 +17,28 @@ from itertools import islice
 import re
 from typing import Any, ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import (
+from ..calls import (
     Found,
     build_result,
     call_from_object,
     make_call,
 )
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from ..catalog import Catalog
+from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.model import (
+from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog, result_text
-from custom_components.toolbelt.toolcalls.pycall import PyCallError, parse_python_calls
-from custom_components.toolbelt.toolcalls.sanitize import clean, strip_react
-from custom_components.toolbelt.toolcalls.scan import skip_ws
-
+from ..prompting import compact_catalog, result_text
+from ..pycall import PyCallError, parse_python_calls
+from ..sanitize import clean, strip_react
+from ..scan import skip_ws
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from custom_components.toolbelt.toolcalls.calls import Found, build_result, make_call
-from custom_components.toolbelt.toolcalls.dialects._markup import (
+from ..calls import Found, build_result, make_call
+from ..model import RejectedCall
+from ..scan import tag_blocks
+from ._markup import (
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
-from custom_components.toolbelt.toolcalls.dialects.base import Dialect
-from custom_components.toolbelt.toolcalls.model import RejectedCall
-from custom_components.toolbelt.toolcalls.scan import tag_blocks
+from .base import Dialect
 
 if TYPE_CHECKING:
-    from custom_components.toolbelt.toolcalls.catalog import Catalog
-    from custom_components.toolbelt.toolcalls.model import ParseResult, ToolCall
+    from ..catalog import Catalog
+    from ..model import ParseResult, ToolCall
 
 __all__ = ["SeedOssDialect"]
 

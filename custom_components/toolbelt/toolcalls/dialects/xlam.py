@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-from custom_components.toolbelt.toolcalls.calls import build_result
-from custom_components.toolbelt.toolcalls.catalog import Catalog
-from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.prompting import tools_json
-from custom_components.toolbelt.toolcalls.scan import leading_json_calls
-
+from ..calls import build_result
+from ..catalog import Catalog
+from ..model import ParseResult
+from ..prompting import tools_json
+from ..scan import leading_json_calls
 from .base import Dialect
 from .hermes import _drop_overlaps, parse_tagged
 from .markdown_json import JSON_LANGS, fenced_json_calls
