@@ -155,3 +155,27 @@ def test_finish_releases_a_tail_that_never_became_a_marker() -> None:
     assert detector.feed("I like <to") == "I like "
     assert detector.finish() == "<to"
     assert detector.released == "I like <to"
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        (
+            "<|START_RESPONSE|>The porch light is already off.<|END_RESPONSE|>",
+            "The porch light is already off.",
+        ),
+        ("It is 21 degrees.<|im_end|>", "It is 21 degrees."),
+        ("Done.<｜end▁of▁sentence｜>", "Done."),
+    ],
+)
+def test_special_tokens_are_never_streamed(reply: str, shown: str) -> None:
+    """Template tokens no dialect claims still never reach TTS, in any chunking."""
+    from custom_components.toolbelt.toolcalls import resolve_dialect
+
+    for size in (1, 3, len(reply)):
+        detector = resolve_dialect("auto", None).detector()
+        out = "".join(
+            detector.feed(reply[i : i + size]) for i in range(0, len(reply), size)
+        )
+        out += detector.finish()
+        assert out == shown

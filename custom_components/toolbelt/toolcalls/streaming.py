@@ -60,6 +60,12 @@ DEFAULT_REASONING: tuple[tuple[str, tuple[str, ...]], ...] = (
 _FINAL = re.compile(r"(?:\*\*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*", re.I)
 _OBSERVATION = re.compile(r"^[ \t]*Observation[ \t]*:", re.M | re.I)
 
+# Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
+# dialect claims as a marker: never shown, whatever the format.
+_SPECIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>")
+_SPECIAL_OPEN = re.compile(r"<[|｜]")
+_SPECIAL_PARTIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?")
+
 _TEXT, _REASONING, _HOLD, _REACT = "text", "reasoning", "hold", "react"
 
 
@@ -261,6 +267,18 @@ class StreamDetector:
             self._buf = buf[line.start() :]
             self._mode = _REACT
             return True
+        special = _SPECIAL_OPEN.search(buf)
+        if special is not None and (match is None or special.start() < match.start()):
+            start = special.start()
+            token = _SPECIAL.match(buf, start)
+            if token is not None:
+                out.append(buf[:start])
+                self._buf = buf[token.end() :]
+                return True
+            if _SPECIAL_PARTIAL.fullmatch(buf, start):
+                out.append(buf[:start])  # may still become a special token
+                self._buf = buf[start:]
+                return False
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
