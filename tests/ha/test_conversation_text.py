@@ -68,6 +68,11 @@ async def test_text_call_turns_light_on_and_speech_is_clean(
     assert spoken.endswith(ANSWER)
     for marker in MARKUP:
         assert marker not in spoken, (marker, spoken)
+    if chunked:
+        # The answer reaches the ChatLog piece by piece as it streams, not at the end.
+        last_result = max(i for i, d in enumerate(deltas) if d.get("tool_call_id"))
+        pieces = [d for d in deltas[last_result:] if d.get("content")]
+        assert len(pieces) > len(ANSWER) // 2
     # The tool call and its result are recorded for the debug view.
     calls = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
     assert calls[0][0].tool_name == "HassTurnOn"
