@@ -264,3 +264,41 @@ async def test_leaked_format_is_read_and_warned_once(harness: Harness) -> None:
     assert harness.house.states == {"kitchen": "on"}
     assert len(warnings) == 1
     assert "hermes" in warnings[0]
+
+
+async def test_server_rejecting_tool_role_gets_fallback_messages(
+    harness: Harness,
+) -> None:
+    """A 400 on the tool-role request is retried once in fallback mode."""
+    rejected: list[bool] = []
+    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
+
+    harness.server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "k"}}]
+    )
+    harness.server.reply_error(400, message="Unsupported role: tool")
+    harness.server.reply_text("The light is on.")
+    loop = ToolLoop(
+        harness.backend,
+        harness.house,
+        LoopSettings(model="test-model", timeout=5),
+        on_tool_role_rejected=lambda: rejected.append(True),
+    )
+    events = [
+        e
+        async for e in loop.run([{"role": "user", "content": "k on"}], harness_tools())
+    ]
+    assert (
+        "".join(e.text for e in events if isinstance(e, TextOut)) == "The light is on."
+    )
+    assert rejected == [True]
+    retry = harness.server.requests[2].messages
+    assert all(m["role"] != "tool" and not m.get("tool_calls") for m in retry)
+    assistant, results = retry[-2:]
+    assert assistant == {
+        "role": "assistant",
+        "content": '[called HassTurnOn({"name": "k"})]',
+    }
+    assert results["role"] == "user"
+    assert '"success": true' in results["content"]
+    assert harness.house.log == [("HassTurnOn", {"name": "k"})]  # not run twice

@@ -118,15 +118,17 @@ class ToolLoop:
             )
             yield HopStart(index)
             hop: _Hop | None = None
-            try:
-                async for event in self._ask(request, catalog, choice):
-                    if isinstance(event, _Hop):
-                        hop = event
-                    else:
-                        yield event
-            except BackendBadRequestError:
-                if fallback or not exchanges:
-                    raise
+            for attempt in range(2):
+                try:
+                    async for event in self._ask(request, catalog, choice):
+                        if isinstance(event, _Hop):
+                            hop = event
+                        else:
+                            yield event
+                    break
+                except BackendBadRequestError:
+                    if fallback or not exchanges or attempt:
+                        raise
                 # The server refused our tool messages: say the same in plain text.
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
                 fallback = True
@@ -135,11 +137,6 @@ class ToolLoop:
                 request.messages = self._messages(
                     base, exchanges, choice.dialect, fallback
                 )
-                async for event in self._ask(request, catalog, choice):
-                    if isinstance(event, _Hop):
-                        hop = event
-                    else:
-                        yield event
             assert hop is not None
 
             calls = hop.parse.calls

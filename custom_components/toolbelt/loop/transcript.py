@@ -66,8 +66,13 @@ def fallback_messages(exchange: Exchange, dialect: Dialect) -> list[dict[str, An
         dialect.format_result(call, text)
         for call, text in zip(exchange.calls, exchange.results, strict=True)
     )
+    # Structured calls leave no raw text; write them down so the model sees them.
+    said = exchange.raw.strip() or "\n".join(
+        f"[called {call.name}({json.dumps(call.arguments, ensure_ascii=False)})]"
+        for call in exchange.calls
+    )
     return [
-        {"role": "assistant", "content": exchange.raw},
+        {"role": "assistant", "content": said},
         {"role": "user", "content": rendered},
     ]
 
