@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python bench/toolcalls_bench.py``. Prints the median and p99
 parse time of the ``auto`` chain per corpus reply (targets: median < 50 µs for
 replies under 2 kB), the time for 1 MB adversarial inputs (target < 100 ms,
-i.e. no catastrophic backtracking), and the streaming detector's cost per chunk.
+i.e. no catastrophic backtracking or per-block rescans), ``clean()`` on 1 MB of
+reasoning blocks, and the streaming detector's cost per chunk.
 Times are this thread's CPU time, so other load on the machine does not skew them.
 """
 
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from custom_components.toolbelt.toolcalls import Catalog, resolve_dialect  # noqa: E402
+from custom_components.toolbelt.toolcalls.sanitize import clean  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 MB = 1_000_000
@@ -71,6 +73,11 @@ ADVERSARIAL = {
     "python calls": "[HassTurnOn(name='" + "a" * MB,
     "xml params": "<tool_call><function=web_search>"
     + "<parameter=query>x" * (MB // 18),
+    "harmony analysis blocks": "<|channel|>analysis<|message|>x" * (MB // 31),
+    "think blocks": "<think>a</think>b" * (MB // 17),
+    "fence runs": "".join("`" * k + " x\n" for k in range(3, 260)) + "x\n" * (MB // 2),
+    "empty JSON lists": "[]" * (MB // 2),
+    "blank lines": "\n" * MB,
 }
 
 
@@ -84,6 +91,23 @@ def bench_adversarial(auto, catalog: Catalog) -> None:
         worst = max(worst, elapsed)
         print(f"  {label:24s} {elapsed:8.1f} ms")
     print(f"  worst                    {worst:8.1f} ms")
+
+
+# clean() alone: in ``auto`` the gpt_oss member stops at 64 harmony blocks.
+REASONING = {
+    "harmony analysis": "<|channel|>analysis<|message|>x<|end|>" * (MB // 38),
+    "harmony, no <|end|>": "<|channel|>analysis<|message|>x" * (MB // 31),
+    "think blocks": "<think>a</think>b" * (MB // 17),
+}
+
+
+def bench_clean() -> None:
+    print("clean() on 1 MB of reasoning blocks (target < 100 ms each):")
+    for label, text in REASONING.items():
+        start = time.thread_time()
+        clean(text)
+        elapsed = (time.thread_time() - start) * 1000
+        print(f"  {label:24s} {elapsed:8.1f} ms")
 
 
 def bench_detector(auto, catalog: Catalog) -> None:
@@ -113,6 +137,7 @@ def main() -> None:
     auto = resolve_dialect("auto")
     bench_corpus(auto, catalog)
     bench_adversarial(auto, catalog)
+    bench_clean()
     bench_detector(auto, catalog)
 
 

@@ -36,6 +36,10 @@ __all__ = [
 _CALLISH = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|action)["']?\s*:""")
 
 
+# More call blocks (or leading JSON values) than this in one reply is garbage;
+# stop looking (linear time).
+MAX_BLOCKS = 256
+
 _WS = re.compile(r"[ \t\r\n]*")
 
 
@@ -185,12 +189,15 @@ def leading_json_calls(
 
     Several values may follow each other, separated by whitespace or one of
     ``separators`` (Llama's ``;``). Prose before the JSON means no call: a
-    model showing an example array is not calling anything.
+    model showing an example array is not calling anything. At most
+    ``MAX_BLOCKS`` values are read (a megabyte of ``[]`` stays linear and cheap).
     """
     pos = reply_start(text) if start is None else skip_ws(text, start)
     span_start = pos
     found: list[Found] = []
-    while pos < len(text) and text[pos] in "{[":
+    for _ in range(MAX_BLOCKS):
+        if pos >= len(text) or text[pos] not in "{[":
+            break
         result = json_calls_at(
             text, pos, catalog, id_style=id_style, require_arguments=require_arguments
         )
@@ -213,10 +220,6 @@ def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[F
     if not calls:
         return [Found(start, end, None)]
     return [Found(start, end, call) for call in calls]
-
-
-# More call blocks than this in one reply is garbage; stop looking (linear time).
-MAX_BLOCKS = 256
 
 
 def tag_blocks(

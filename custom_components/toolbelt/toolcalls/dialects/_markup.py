@@ -15,6 +15,7 @@ from typing import Any
 
 from ..calls import Found
 from ..catalog import Catalog, fold
+from ..finder import Finder
 from ..jsonrepair import (
     LooseJSONError,
     find_json_end,
@@ -68,33 +69,6 @@ def too_many(found: list[Found], text: str, pos: int) -> bool:
         )
     )
     return True
-
-
-class Finder:
-    """``text.find(token, pos)`` for growing ``pos`` in linear total time.
-
-    Loops that look for the next closer after every opener are quadratic on
-    adversarial input (a megabyte of openers and no closer); remembering each
-    token's next position keeps them linear.
-    """
-
-    __slots__ = ("_seen", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._seen: dict[str, tuple[int, int]] = {}
-
-    def find(self, token: str, pos: int = 0, end: int | None = None) -> int:
-        """First index of ``token`` at or after ``pos`` (ending by ``end``), or -1."""
-        seen = self._seen.get(token)
-        if seen is not None and seen[0] <= pos and (seen[1] < 0 or seen[1] >= pos):
-            idx = seen[1]
-        else:
-            idx = self.text.find(token, pos)
-            self._seen[token] = (pos, idx)
-        if idx >= 0 and end is not None and idx + len(token) > end:
-            return -1
-        return idx
 
 
 def reasoning_spans(

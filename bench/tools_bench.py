@@ -1,4 +1,4 @@
-"""Figures for the tools (run: .venv/bin/python .notes/bench_tools.py). Proposed for bench/."""
+"""Figures for our tools: page extraction and SQLite memory (run: .venv/bin/python -m bench.tools_bench)."""
 
 from __future__ import annotations
 
