@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 import re
 import sqlite3
+import threading
 from typing import TypeVar
 
 from ..errors import MemoryNotFoundError, ToolError
@@ -117,6 +118,13 @@ class SqliteMemory(MemoryBackend):
             raise ToolError(f"The memory database failed: {err}.") from err
 
     def _open(self) -> sqlite3.Connection:
+        # Switching a new file to WAL while another connection sets up the schema
+        # can fail at once with "database is locked" (SQLite skips the busy wait to
+        # avoid a deadlock), so connections to one file open one at a time.
+        with _open_lock(self._path):
+            return self._open_unlocked()
+
+    def _open_unlocked(self) -> sqlite3.Connection:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self._path, timeout=10, isolation_level=None)
         conn.row_factory = sqlite3.Row
@@ -293,3 +301,13 @@ def _fts_query(query: str) -> str | None:
     if not useful:
         return None
     return " OR ".join(f'"{word}"' for word in dict.fromkeys(useful))
+
+
+_OPEN_LOCKS: dict[str, threading.Lock] = {}
+_OPEN_LOCKS_GUARD = threading.Lock()
+
+
+def _open_lock(path: Path) -> threading.Lock:
+    """One lock per database file, shared by every store in this process."""
+    with _OPEN_LOCKS_GUARD:
+        return _OPEN_LOCKS.setdefault(str(path.resolve()), threading.Lock())
