@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -165,9 +164,9 @@ async def test_reads_run_concurrently_writes_in_order(harness: Harness) -> None:
         ]
     )
     harness.server.reply_text("Done.")
-    started = time.monotonic()
     turn = await harness.turn()
-    assert time.monotonic() - started < 1.0  # 3 reads at 0.2 s overlap; writes 0.4 s
+    # The three reads were in flight together (no timing bound, so no flakes).
+    assert harness.house.max_active == 3
     assert [e.call.arguments for e in turn.results] == [
         {"area": "a"},
         {"area": "b"},
