@@ -37,6 +37,9 @@ REPLIES = {
     "mistral": '[TOOL_CALLS][{"name": "HassTurnOn", "arguments": '
     '{"name": "Kitchen light"}, "id": "a1B2c3D4e"}]',
     "pythonic": '[HassTurnOn(name="Kitchen light")]',
+    "gpt_oss": "<|channel|>analysis<|message|>The user wants light.<|end|>"
+    "<|start|>assistant<|channel|>commentary to=functions.HassTurnOn "
+    '<|constrain|>json<|message|>{"name": "Kitchen light"}<|call|>',
     "react": "Thought: The user wants the kitchen light on.\nAction: HassTurnOn\n"
     'Action Input: {"name": "Kitchen light"}',
 }

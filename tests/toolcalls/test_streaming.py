@@ -179,3 +179,37 @@ def test_special_tokens_are_never_streamed(reply: str, shown: str) -> None:
         )
         out += detector.finish()
         assert out == shown
+
+
+HARMONY_ANSWER = (
+    "<|channel|>analysis<|message|>Let me think about this...<|start|>assistant"
+    "<|channel|>final<|message|>The living room is at 21 degrees.<|end|>"
+)
+HARMONY_CALL = (
+    "<|channel|>analysis<|message|>User asks.<|end|><|start|>assistant<|channel|>"
+    "commentary to=functions.HassClimateGetTemperature <|constrain|>json"
+    '<|message|>{"area": "bedroom"}<|call|>'
+)
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 1000])
+def test_harmony_final_channel_streams_before_the_end(size: int) -> None:
+    """gpt-oss answers are released as they come; analysis and calls never are."""
+    from custom_components.toolbelt.toolcalls import resolve_dialect
+
+    detector = resolve_dialect("auto", "gpt-oss-20b").detector()
+    pieces = [
+        detector.feed(HARMONY_ANSWER[i : i + size])
+        for i in range(0, len(HARMONY_ANSWER), size)
+    ]
+    released_early = "".join(pieces)
+    assert released_early.startswith("The living room is at 21")
+    assert released_early + detector.finish() == "The living room is at 21 degrees."
+
+    detector = resolve_dialect("auto", "gpt-oss-20b").detector()
+    out = "".join(
+        detector.feed(HARMONY_CALL[i : i + size])
+        for i in range(0, len(HARMONY_CALL), size)
+    )
+    assert out == ""
+    assert detector.holding

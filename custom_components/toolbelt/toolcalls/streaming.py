@@ -66,6 +66,13 @@ _SPECIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>")
 _SPECIAL_OPEN = re.compile(r"<[|｜]")
 _SPECIAL_PARTIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?")
 
+# Harmony (gpt-oss) message headers: the channel decides what follows, so wait
+# for the whole header: ``final`` is the answer, ``analysis`` is reasoning, and a
+# header naming a recipient (``to=functions.x``) is a call.
+_HEADER_OPENERS = ("<|channel|>", "<|start|>")
+_HEADER_END = "<|message|>"
+_HEADER_MAX = 300
+
 _TEXT, _REASONING, _HOLD, _REACT = "text", "reasoning", "hold", "react"
 
 
@@ -221,7 +228,11 @@ class StreamDetector:
                 keep = max((len(c) for c in self._closers), default=1) - 1
                 self._buf = buf[-keep:] if keep else ""
                 return False
-            self._buf = buf[best + length :]
+            closer = buf[best : best + length]
+            # A harmony header that ends reasoning is read again as a header.
+            self._buf = (
+                buf[best:] if closer in _HEADER_OPENERS else buf[best + length :]
+            )
             self._mode = _TEXT
             return True
         if self._mode == _REACT:
@@ -279,6 +290,8 @@ class StreamDetector:
                 out.append(buf[:start])  # may still become a special token
                 self._buf = buf[start:]
                 return False
+        if match is not None and match.group(0) in _HEADER_OPENERS:
+            return self._harmony_header(buf, match.start(), match.end(), out)
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
@@ -309,4 +322,31 @@ class StreamDetector:
             return False
         out.append(buf[:cut])
         self._buf = buf[cut:]
+        return False
+
+    def _harmony_header(self, buf: str, start: int, end: int, out: list[str]) -> bool:
+        """Decide a harmony message by its header, once the header is complete."""
+        out.append(buf[:start])
+        close = buf.find(_HEADER_END, end)
+        if close < 0:
+            if len(buf) - start <= _HEADER_MAX:
+                self._buf = buf[start:]  # wait for the rest of the header
+                return False
+            close = len(buf)
+        header = buf[end:close]
+        body = buf[close + len(_HEADER_END) :]
+        if "to=" in header or close == len(buf):
+            self._mode = _HOLD
+            self._buf = ""
+            return False
+        if "analysis" in header or "commentary" in header:
+            self._mode = _REASONING
+            self._closers = ("<|end|>", *_HEADER_OPENERS)
+            self._buf = body
+            return True
+        if "final" in header:
+            self._buf = body
+            return True
+        self._mode = _HOLD
+        self._buf = ""
         return False
