@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 import json
+import re
 from typing import Any
 
 from ..calls import Found
@@ -145,6 +146,23 @@ def _unescaped_json(text: str) -> Any:
         return loads_loose(json.loads(f'"{stripped}"'))
     except (ValueError, LooseJSONError):
         return None
+
+
+def parameter_pairs(body: str, opener: re.Pattern[str]) -> list[tuple[str, str]] | None:
+    """``(name, raw value)`` of each ``<parameter…>value</parameter>`` in a body.
+
+    A value may itself contain ``</parameter>``, so each value ends at the last
+    closer before the next opener. None when a parameter is never closed.
+    """
+    opens = list(opener.finditer(body))
+    pairs: list[tuple[str, str]] = []
+    for index, param in enumerate(opens):
+        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
+        close = body.rfind("</parameter>", param.end(), limit)
+        if close < 0:
+            return None
+        pairs.append((param.group(1), body[param.end() : close]))
+    return pairs
 
 
 def typed_text_arguments(

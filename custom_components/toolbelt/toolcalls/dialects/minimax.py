@@ -29,6 +29,7 @@ from ..jsonrepair import (
 from ..model import RejectedCall
 from ..scan import json_calls_at, skip_ws, tag_blocks
 from ._markup import (
+    parameter_pairs,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
@@ -51,17 +52,10 @@ def _invoke_call(
     catalog: Catalog, name: str, body: str, raw: str
 ) -> ToolCall | RejectedCall:
     """Arguments from the ``<parameter>`` elements of one complete invoke body."""
-    opens = list(_PARAM.finditer(body))
-    pairs: list[tuple[str, str]] = []
-    for index, param in enumerate(opens):
-        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
-        close = body.rfind("</parameter>", param.end(), limit)
-        if close < 0:
-            return RejectedCall(
-                name=name, raw=raw, reason="a parameter is never closed"
-            )
-        pairs.append((param.group(1), body[param.end() : close]))
-    if not opens and body.strip().startswith("{"):
+    pairs = parameter_pairs(body, _PARAM)
+    if pairs is None:
+        return RejectedCall(name=name, raw=raw, reason="a parameter is never closed")
+    if not pairs and body.strip().startswith("{"):
         try:
             return make_call(catalog, name, loads_loose(body.strip()), raw=raw)
         except LooseJSONError as err:

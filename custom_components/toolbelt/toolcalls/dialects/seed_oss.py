@@ -14,6 +14,7 @@ from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
 from ..scan import tag_blocks
 from ._markup import (
+    parameter_pairs,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
@@ -38,16 +39,9 @@ _CLOSE = "</seed:tool_call>"
 def _function_call(
     catalog: Catalog, name: str, body: str, raw: str
 ) -> ToolCall | RejectedCall:
-    opens = list(_PARAM.finditer(body))
-    pairs: list[tuple[str, str]] = []
-    for index, param in enumerate(opens):
-        limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
-        close = body.rfind("</parameter>", param.end(), limit)
-        if close < 0:
-            return RejectedCall(
-                name=name, raw=raw, reason="a parameter is never closed"
-            )
-        pairs.append((param.group(1), body[param.end() : close]))
+    pairs = parameter_pairs(body, _PARAM)
+    if pairs is None:
+        return RejectedCall(name=name, raw=raw, reason="a parameter is never closed")
     args = typed_text_arguments(catalog, name, pairs)
     return make_call(catalog, name, args, raw=raw, coerce=True)
 
