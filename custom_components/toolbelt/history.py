@@ -10,6 +10,7 @@ from homeassistant.components import conversation
 from homeassistant.helpers.json import JSON_DUMP
 
 from . import compat
+from .loop.transcript import openai_tool_call
 
 # Added to recorded tool results for the debug view; the model never needs it.
 DURATION_KEY = "duration_ms"
@@ -35,14 +36,7 @@ def chat_log_messages(content: Iterable[conversation.Content]) -> list[dict[str,
             message: dict[str, Any] = {"role": "assistant", "content": item.content}
             if item.tool_calls:
                 message["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {
-                            "name": call.tool_name,
-                            "arguments": json.dumps(call.tool_args, ensure_ascii=False),
-                        },
-                    }
+                    openai_tool_call(call.id, call.tool_name, call.tool_args)
                     for call in item.tool_calls
                 ]
             elif not item.content:

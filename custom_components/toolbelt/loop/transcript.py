@@ -36,20 +36,25 @@ def result_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
+def openai_tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict:
+    """One entry of an assistant message's ``tool_calls``, as OpenAI writes it."""
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {
+            "name": name,
+            "arguments": json.dumps(arguments, ensure_ascii=False),
+        },
+    }
+
+
 def tool_role_messages(exchange: Exchange) -> list[dict[str, Any]]:
     """Assistant ``tool_calls`` plus one ``tool`` message per result."""
     assistant: dict[str, Any] = {
         "role": "assistant",
         "content": exchange.content or None,
         "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                },
-            }
+            openai_tool_call(call.id, call.name, call.arguments)
             for call in exchange.calls
         ],
     }
