@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-import json
 from typing import Any
 
 from homeassistant.components import conversation
@@ -21,7 +20,7 @@ def _result_text(data: Any) -> str:
         data = {k: v for k, v in data.items() if k != DURATION_KEY}
     if isinstance(data, str):
         return data
-    return json.dumps(json.loads(JSON_DUMP(data)), ensure_ascii=False)
+    return JSON_DUMP(data)
 
 
 def chat_log_messages(content: Iterable[conversation.Content]) -> list[dict[str, Any]]:

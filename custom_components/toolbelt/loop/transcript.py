@@ -73,7 +73,7 @@ def fallback_messages(exchange: Exchange, dialect: Dialect) -> list[dict[str, An
     )
     # Structured calls leave no raw text; write them down so the model sees them.
     said = exchange.raw.strip() or "\n".join(
-        f"[called {call.name}({json.dumps(call.arguments, ensure_ascii=False)})]"
+        _called(call.name, json.dumps(call.arguments, ensure_ascii=False))
         for call in exchange.calls
     )
     return [
@@ -106,14 +106,16 @@ def to_fallback_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             else:
                 out.append({"role": "user", "content": text})
         elif message.get("role") == "assistant" and message.get("tool_calls"):
-            calls = ", ".join(
-                f"{c['function']['name']}({c['function']['arguments']})"
+            said = [message.get("content") or ""] + [
+                _called(c["function"]["name"], c["function"]["arguments"])
                 for c in message["tool_calls"]
-            )
-            content = message.get("content") or ""
-            out.append(
-                {"role": "assistant", "content": f"{content}\n[called {calls}]".strip()}
-            )
+            ]
+            out.append({"role": "assistant", "content": "\n".join(said).strip()})
         else:
             out.append(message)
     return out
+
+
+def _called(name: str, arguments_json: str) -> str:
+    """How a call is written down for a model that cannot see structured calls."""
+    return f"[called {name}({arguments_json})]"
