@@ -1,70 +1,111 @@
 """The only module that knows how Home Assistant versions differ.
 
-Toolbelt is tested on HA 2026.2 and must also run on HA 2026.10+, where:
-- an LLM tool returns ``llm.ToolResult`` (data plus an error flag) and
-  ``ToolResultContent.tool_result`` became ``ToolResultContent.result``;
-- tools carry ``llm.ToolAnnotations`` (``read_only`` and friends) and an
-  ``integration``;
-- tool schemas are rendered by probatio instead of voluptuous_openapi;
-- Assist tools are namespaced (``intent__HassTurnOn``).
+Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
+2026.10.4 and 2026.11.0, the differences that touch us are:
 
-Everything here is feature detection, never version comparison, so a backport
-or a rename shows up as the behaviour it brings.
+- tool schemas: 2026.2's ``llm.Tool.parameters`` is a voluptuous schema that
+  ``voluptuous_openapi.convert`` renders; from 2026.10 it is a probatio schema
+  that ``probatio.to_openapi`` renders (HA's own agents ask for OpenAPI 3.1);
+- tool results: 2026.10 adds ``llm.ToolResult(data, error: bool)``. A tool
+  should return one (a plain dict is deprecated until 2027.11), and
+  ``APIInstance.async_call_tool`` always returns one;
+- the ChatLog: ``ToolResultContent.tool_result`` (plain data) became
+  ``ToolResultContent.result`` (a ToolResult). The old name is a property that
+  logs a deprecation, so we never read it there;
+- ``llm.ToolAnnotations`` (read_only, destructive, idempotent, open_world) and
+  ``llm.Tool.integration``, which every tool must set from 2026.10;
+- tool names: Assist's tools come from integration platforms as
+  ``intent__HassTurnOn``; 2026.10 prefixes every tool of a merged API with its
+  API's name, 2026.11 only tools whose names collide (with the API's id). The
+  tool loop maps both spellings (see toolcalls' catalog), so nothing here.
+
+Everything is feature detection on the running HA, never a version compare.
+``detect()`` reads one HA's shape; every function takes an optional shape so
+that tests run both branches on whichever HA is installed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-import dataclasses
+from dataclasses import dataclass, fields, is_dataclass
+from importlib import import_module
+from types import ModuleType
 from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
+
+@dataclass(frozen=True, slots=True)
+class HaShape:
+    """What one HA version looks like, as far as Toolbelt is concerned."""
+
+    schema_lib: ModuleType
+    """voluptuous (2026.2) or probatio (2026.10+): what llm.Tool.parameters is."""
+    render_schema: Callable[..., dict[str, Any]]
+    """That library's schema-to-OpenAPI renderer."""
+    tool_result_cls: type | None
+    """llm.ToolResult, or None where tools return plain JSON."""
+    result_field: str
+    """The ToolResultContent field holding the result: tool_result or result."""
+    annotations_cls: type | None
+    """llm.ToolAnnotations, or None where tools carry no annotations."""
+
+
+def _field_names(cls: Any) -> set[str]:
+    return {f.name for f in fields(cls)} if is_dataclass(cls) else set()
+
+
+def _probatio_renderer(lib: ModuleType) -> Callable[..., dict[str, Any]]:
+    def render(schema: Any, custom_serializer: Any = None) -> dict[str, Any]:
+        return lib.to_openapi(
+            schema, custom_serializer=custom_serializer, openapi_version="3.1.0"
+        )
+
+    return render
+
+
+def detect(
+    llm_module: Any = llm, content_cls: Any = conversation.ToolResultContent
+) -> HaShape:
+    """Read the shape of the HA that provides ``llm_module`` and ``content_cls``."""
+    lib_name = type(llm_module.Tool.parameters).__module__.partition(".")[0]
+    lib = import_module(lib_name)
+    if lib_name == "probatio":
+        render = _probatio_renderer(lib)
+    else:
+        render = import_module("voluptuous_openapi").convert
+    return HaShape(
+        schema_lib=lib,
+        render_schema=render,
+        tool_result_cls=getattr(llm_module, "ToolResult", None),
+        result_field="result"
+        if "result" in _field_names(content_cls)
+        else "tool_result",
+        annotations_cls=getattr(llm_module, "ToolAnnotations", None),
+    )
+
+
+CURRENT = detect()
+
 # --- tool schemas -----------------------------------------------------------
 
 
-def detect_schema_renderer() -> Callable[..., dict[str, Any]]:
-    """Pick the voluptuous-to-OpenAPI renderer this HA ships."""
-    try:
-        from voluptuous_openapi import convert
-    except ImportError:
-        from probatio.codecs.openapi import to_openapi
-
-        return to_openapi
-    return convert
-
-
-_render_schema = detect_schema_renderer()
-
-
-def detect_schema_library(renderer: Callable[..., Any]) -> Any:
-    """The schema module whose objects ``renderer`` understands."""
-    if renderer.__module__.startswith("probatio"):
-        import probatio
-
-        return probatio
-    import voluptuous
-
-    return voluptuous
-
-
-_schema_lib = detect_schema_library(_render_schema)
-
-
-def json_schema_to_parameters(schema: dict[str, Any], lib: Any = None) -> Any:
+def json_schema_to_parameters(
+    schema: dict[str, Any], shape: HaShape | None = None
+) -> Any:
     """An llm.Tool ``parameters`` schema equivalent to an object JSON schema.
 
     Our own tools are defined by JSON schema (built from a typed function); HA
     wants its schema library's objects, which it renders back to the same JSON.
     """
-    lib = lib or _schema_lib
+    lib = (shape or CURRENT).schema_lib
     required = set(schema.get("required", ()))
-    fields: dict[Any, Any] = {}
+    params: dict[Any, Any] = {}
     for key, prop in schema.get("properties", {}).items():
         marker = lib.Required if key in required else lib.Optional
-        fields[marker(key, description=prop.get("description"))] = _validator(lib, prop)
-    return lib.Schema(fields)
+        params[marker(key, description=prop.get("description"))] = _validator(lib, prop)
+    return lib.Schema(params)
 
 
 def _validator(lib: Any, prop: dict[str, Any]) -> Any:
@@ -84,20 +125,25 @@ def _validator(lib: Any, prop: dict[str, Any]) -> Any:
     }.get(kind, str)
 
 
-def tool_parameters(tool: llm.Tool, custom_serializer: Any = None) -> dict[str, Any]:
+def tool_parameters(
+    tool: llm.Tool, custom_serializer: Any = None, shape: HaShape | None = None
+) -> dict[str, Any]:
     """Render a tool's parameters as a JSON schema object."""
-    schema = _render_schema(tool.parameters, custom_serializer=custom_serializer)
+    render = (shape or CURRENT).render_schema
+    schema = render(tool.parameters, custom_serializer=custom_serializer)
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return {"type": "object", "properties": {}}
     schema.setdefault("properties", {})
     return schema
 
 
-def tool_to_openai(tool: llm.Tool, custom_serializer: Any = None) -> dict[str, Any]:
+def tool_to_openai(
+    tool: llm.Tool, custom_serializer: Any = None, shape: HaShape | None = None
+) -> dict[str, Any]:
     """An HA tool as an OpenAI ``tools`` entry."""
     function: dict[str, Any] = {
         "name": tool.name,
-        "parameters": tool_parameters(tool, custom_serializer),
+        "parameters": tool_parameters(tool, custom_serializer, shape),
     }
     if tool.description:
         function["description"] = tool.description
@@ -110,104 +156,66 @@ def tool_to_openai(tool: llm.Tool, custom_serializer: Any = None) -> dict[str, A
 def tool_read_only(tool: Any) -> bool | None:
     """Whether HA says the tool only reads; None when this HA has no annotations."""
     annotations = getattr(tool, "annotations", None)
-    if annotations is None:
-        return None
     read_only = getattr(annotations, "read_only", None)
     return read_only if isinstance(read_only, bool) else None
 
 
-def tool_metadata(*, read_only: bool, open_world: bool) -> dict[str, Any]:
-    """Attributes our own llm.Tool subclasses set where this HA knows them."""
-    attrs: dict[str, Any] = {}
-    annotations_cls = getattr(llm, "ToolAnnotations", None)
-    if annotations_cls is not None:
-        attrs["annotations"] = annotations_cls(
-            read_only=read_only,
-            destructive=not read_only,
-            idempotent=read_only,
-            open_world=open_world,
-        )
-    return attrs
+def tool_annotations(
+    *, read_only: bool, open_world: bool, shape: HaShape | None = None
+) -> Any | None:
+    """``llm.ToolAnnotations`` for one of our tools, or None on an HA without them."""
+    cls = (shape or CURRENT).annotations_cls
+    if cls is None:
+        return None
+    return cls(
+        read_only=read_only,
+        destructive=not read_only,
+        idempotent=read_only,
+        open_world=open_world,
+    )
 
 
 # --- tool results -------------------------------------------------------------
 
-_TOOL_RESULT_CLS = getattr(llm, "ToolResult", None)
 
-
-def _field_names(cls: Any) -> set[str]:
-    if dataclasses.is_dataclass(cls):
-        return {f.name for f in dataclasses.fields(cls)}
-    return set(getattr(cls, "__annotations__", {}))
-
-
-def unwrap_tool_result(value: Any) -> tuple[Any, bool]:
-    """Turn what ``APIInstance.async_call_tool`` returned into (data, failed).
-
-    Older HA returns a plain JSON object; newer HA returns ``llm.ToolResult``.
-    """
-    if _TOOL_RESULT_CLS is not None and isinstance(value, _TOOL_RESULT_CLS):
-        return _tool_result_parts(value)
+def unwrap_tool_result(value: Any, shape: HaShape | None = None) -> tuple[Any, bool]:
+    """Turn what ``APIInstance.async_call_tool`` returned into (data, failed)."""
+    cls = (shape or CURRENT).tool_result_cls
+    if cls is not None and isinstance(value, cls):
+        return value.data, bool(value.error)
     return value, False
 
 
-def _tool_result_parts(result: Any) -> tuple[Any, bool]:
-    data = getattr(result, "data", None)
-    if data is None:
-        data = getattr(result, "result", None)
-    error = getattr(result, "error", False)
-    failed = bool(error) if not isinstance(error, str) else True
-    if isinstance(error, str) and isinstance(data, dict):
-        data = {**data, "error": error}
-    return data, failed
-
-
-def _make_tool_result(data: Any, failed: bool) -> Any:
-    """Build an ``llm.ToolResult`` from whatever fields this HA's class has."""
-    assert _TOOL_RESULT_CLS is not None
-    names = _field_names(_TOOL_RESULT_CLS)
-    kwargs: dict[str, Any] = {}
-    kwargs["data" if "data" in names or not names else "result"] = data
-    if "error" in names:
-        kwargs["error"] = failed
-    return _TOOL_RESULT_CLS(**kwargs)
-
-
-def make_tool_result(data: Any, failed: bool = False) -> Any:
-    """What an llm.Tool of ours returns: ``llm.ToolResult`` where HA has it.
-
-    HA 2026.10 deprecates plain JSON returns (removed in 2027.11); older HA
-    only knows them.
-    """
-    if _TOOL_RESULT_CLS is None:
-        return data
-    return _make_tool_result(data, failed)
-
-
-def detect_result_key(content_cls: Any) -> str:
-    """The ToolResultContent field that holds the result on this HA."""
-    return "tool_result" if "tool_result" in _field_names(content_cls) else "result"
-
-
-_RESULT_KEY = detect_result_key(conversation.ToolResultContent)
+def make_tool_result(
+    data: Any, failed: bool = False, shape: HaShape | None = None
+) -> Any:
+    """What an llm.Tool of ours returns: ``llm.ToolResult`` where HA has it."""
+    cls = (shape or CURRENT).tool_result_cls
+    return data if cls is None else cls(data=data, error=failed)
 
 
 def tool_result_delta(
-    tool_call_id: str, tool_name: str, data: Any, *, failed: bool = False
+    tool_call_id: str,
+    tool_name: str,
+    data: Any,
+    *,
+    failed: bool = False,
+    shape: HaShape | None = None,
 ) -> dict[str, Any]:
     """A ChatLog stream delta that records one tool result."""
-    value = data if _RESULT_KEY == "tool_result" else _make_tool_result(data, failed)
+    shape = shape or CURRENT
     return {
         "role": "tool_result",
         "tool_call_id": tool_call_id,
         "tool_name": tool_name,
-        _RESULT_KEY: value,
+        shape.result_field: make_tool_result(data, failed, shape),
     }
 
 
-def tool_result_data(content: Any) -> Any:
+def tool_result_data(content: Any, shape: HaShape | None = None) -> Any:
     """The JSON data of a ``ToolResultContent`` from any HA version."""
-    if _RESULT_KEY == "tool_result":
+    shape = shape or CURRENT
+    if shape.result_field == "tool_result":
         return content.tool_result
-    data, _failed = unwrap_tool_result(content.result)
+    data, _failed = unwrap_tool_result(content.result, shape)
     return data

@@ -155,6 +155,14 @@ async def async_converse(
     )
 
 
+def bare(tool_name: str) -> str:
+    """A tool name without HA's namespaces: ``intent__HassTurnOn`` -> ``HassTurnOn``.
+
+    HA 2026.10+ names Assist's tools ``intent__HassTurnOn``; 2026.2 plain.
+    """
+    return tool_name.rpartition("__")[2]
+
+
 def speech(result: conversation.ConversationResult) -> str:
     """What Assist would say."""
     return result.response.speech["plain"]["speech"]

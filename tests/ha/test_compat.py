@@ -1,157 +1,247 @@
-"""compat.py on both sides of the HA 2026.10 changes, with objects shaped like each."""
+"""compat.py on both sides of the HA 2026.10 changes, whichever HA is installed.
+
+Each shape is built explicitly from what the real sources define (HA 2026.2.3
+and 2026.10.4/2026.11.0), so both branches run in both test lanes.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, ClassVar
 
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
+import probatio
 import pytest
 import voluptuous as vol
+import voluptuous_openapi
 
 from custom_components.toolbelt import compat
 
-# -- objects shaped like HA 2026.10+ -----------------------------------------------
+# -- the two shapes, as the real sources define them ------------------------------
 
 
-@dataclass
-class NewToolResult:
-    """HA 2026.10: a tool's data and an error flag."""
+@dataclass(slots=True)
+class ToolResult:
+    """HA 2026.10+: llm.ToolResult."""
 
     data: Any
     error: bool = False
 
 
-@dataclass(frozen=True)
-class NewToolResultContent:
-    """HA 2026.10: ToolResultContent.result holds a ToolResult."""
-
-    agent_id: str
-    tool_call_id: str
-    tool_name: str
-    result: NewToolResult
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolAnnotations:
+    """HA 2026.10+: llm.ToolAnnotations."""
+
     read_only: bool = False
     destructive: bool = True
     idempotent: bool = False
     open_world: bool = True
 
 
-class AnnotatedTool(llm.Tool):
-    name = "HassTurnOn"
-    annotations = ToolAnnotations(read_only=False)
+@dataclass
+class OldToolResultContent:
+    """HA 2026.2: the result is plain JSON in ``tool_result``."""
 
-    async def async_call(self, hass, tool_input, llm_context):  # pragma: no cover
-        return {}
-
-
-class ReadOnlyTool(AnnotatedTool):
-    name = "GetLiveContext"
-    annotations = ToolAnnotations(read_only=True)
+    agent_id: str
+    tool_call_id: str
+    tool_name: str
+    tool_result: Any
+    role: str = field(init=False, default="tool_result")
 
 
-class PlainTool(llm.Tool):
-    name = "HassTurnOn"
-    description = "Turns on a device"
-    parameters = vol.Schema({vol.Optional("name"): str, vol.Required("level"): int})
+@dataclass
+class NewToolResultContent:
+    """HA 2026.10+: a ToolResult in ``result`` (``tool_result`` is a property)."""
 
-    async def async_call(self, hass, tool_input, llm_context):  # pragma: no cover
-        return {}
+    agent_id: str
+    tool_call_id: str
+    tool_name: str
+    result: ToolResult
+    role: str = field(init=False, default="tool_result")
+
+    @property
+    def tool_result(self) -> Any:
+        raise AssertionError("deprecated in HA 2026.10: compat must not read it")
 
 
-@pytest.fixture
-def new_ha(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make compat believe it runs on HA 2026.10+."""
-    monkeypatch.setattr(compat, "_TOOL_RESULT_CLS", NewToolResult)
-    monkeypatch.setattr(
-        compat, "_RESULT_KEY", compat.detect_result_key(NewToolResultContent)
+class _VoluptuousSchema:
+    """Stands for voluptuous.Schema: HA 2026.10 aliases voluptuous to probatio."""
+
+    __module__ = "voluptuous.schema_builder"
+
+
+class _OldTool:
+    parameters = _VoluptuousSchema()
+
+
+class _NewTool:
+    parameters = probatio.Schema({})
+
+
+OLD_LLM = SimpleNamespace(Tool=_OldTool)
+NEW_LLM = SimpleNamespace(
+    Tool=_NewTool, ToolResult=ToolResult, ToolAnnotations=ToolAnnotations
+)
+OLD = compat.detect(OLD_LLM, OldToolResultContent)
+NEW = compat.detect(NEW_LLM, NewToolResultContent)
+BOTH = pytest.mark.parametrize("shape", [OLD, NEW], ids=["2026.2", "2026.10+"])
+
+
+def test_detection_reads_each_shape() -> None:
+    assert OLD.schema_lib is vol
+    assert OLD.render_schema is voluptuous_openapi.convert
+    assert OLD.tool_result_cls is None
+    assert OLD.annotations_cls is None
+    assert OLD.result_field == "tool_result"
+    assert NEW.schema_lib is probatio
+    assert NEW.tool_result_cls is ToolResult
+    assert NEW.annotations_cls is ToolAnnotations
+    assert NEW.result_field == "result"
+
+
+def test_installed_ha_is_detected_as_one_of_them() -> None:
+    """The real HA is one of the two shapes, consistently in every field."""
+    current = compat.CURRENT
+    new = hasattr(llm, "ToolResult")
+    assert current.tool_result_cls is getattr(llm, "ToolResult", None)
+    assert current.annotations_cls is getattr(llm, "ToolAnnotations", None)
+    assert current.result_field == ("result" if new else "tool_result")
+    assert current.schema_lib is (probatio if new else vol)
+    # A real ToolResultContent built the way compat says round-trips.
+    delta = compat.tool_result_delta("id1", "HassTurnOn", {"ok": 1}, failed=True)
+    content = conversation.ToolResultContent(
+        agent_id="a",
+        tool_call_id="id1",
+        tool_name="HassTurnOn",
+        **{current.result_field: delta[current.result_field]},
     )
+    assert compat.tool_result_data(content) == {"ok": 1}
 
 
-def test_result_key_detection_both_versions() -> None:
-    assert compat.detect_result_key(conversation.ToolResultContent) == "tool_result"
-    assert compat.detect_result_key(NewToolResultContent) == "result"
-
-
-def test_old_ha_result_delta_and_data() -> None:
-    delta = compat.tool_result_delta("id1", "HassTurnOn", {"ok": 1})
+def test_old_shape_results_are_plain_json() -> None:
+    delta = compat.tool_result_delta("id1", "HassTurnOn", {"ok": 1}, shape=OLD)
     assert delta == {
         "role": "tool_result",
         "tool_call_id": "id1",
         "tool_name": "HassTurnOn",
         "tool_result": {"ok": 1},
     }
-    content = conversation.ToolResultContent(
-        agent_id="a", tool_call_id="id1", tool_name="HassTurnOn", tool_result={"ok": 1}
+    content = OldToolResultContent("a", "id1", "HassTurnOn", {"ok": 1})
+    assert compat.tool_result_data(content, OLD) == {"ok": 1}
+    assert compat.unwrap_tool_result({"ok": 1}, OLD) == ({"ok": 1}, False)
+    assert compat.make_tool_result({"result": "ok"}, shape=OLD) == {"result": "ok"}
+
+
+def test_new_shape_results_are_tool_results() -> None:
+    delta = compat.tool_result_delta(
+        "id1", "HassTurnOn", {"ok": 1}, failed=True, shape=NEW
     )
-    assert compat.tool_result_data(content) == {"ok": 1}
-    assert compat.unwrap_tool_result({"ok": 1}) == ({"ok": 1}, False)
-
-
-def test_new_ha_result_delta_and_data(new_ha: None) -> None:
-    delta = compat.tool_result_delta("id1", "HassTurnOn", {"ok": 1}, failed=True)
     assert "tool_result" not in delta
-    assert delta["result"] == NewToolResult(data={"ok": 1}, error=True)
-    content = NewToolResultContent("a", "id1", "HassTurnOn", NewToolResult({"ok": 2}))
-    assert compat.tool_result_data(content) == {"ok": 2}
-    assert compat.unwrap_tool_result(NewToolResult({"x": 1}, error=True)) == (
+    assert delta["result"] == ToolResult(data={"ok": 1}, error=True)
+    content = NewToolResultContent("a", "id1", "HassTurnOn", ToolResult({"ok": 2}))
+    assert compat.tool_result_data(content, NEW) == {"ok": 2}
+    assert compat.unwrap_tool_result(ToolResult({"x": 1}, error=True), NEW) == (
         {"x": 1},
         True,
     )
-    # A plain dict from a tool still works (deprecated in 2026.10, not removed).
-    assert compat.unwrap_tool_result({"x": 1}) == ({"x": 1}, False)
-
-
-def test_annotations_both_versions() -> None:
-    assert compat.tool_read_only(PlainTool()) is None
-    assert compat.tool_read_only(AnnotatedTool()) is False
-    assert compat.tool_read_only(ReadOnlyTool()) is True
-
-
-def test_tool_metadata_only_where_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(llm, "ToolAnnotations", raising=False)
-    assert compat.tool_metadata(read_only=True, open_world=False) == {}
-    monkeypatch.setattr(llm, "ToolAnnotations", ToolAnnotations, raising=False)
-    meta = compat.tool_metadata(read_only=True, open_world=False)
-    assert meta["annotations"] == ToolAnnotations(True, False, True, False)
-
-
-def test_schema_renderer_on_this_ha_and_probatio_fallback(monkeypatch) -> None:
-    rendered = compat.tool_to_openai(PlainTool())
-    assert rendered["function"]["name"] == "HassTurnOn"
-    params = rendered["function"]["parameters"]
-    assert params["type"] == "object"
-    assert params["properties"]["level"]["type"] == "integer"
-    assert params["required"] == ["level"]
-
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_voluptuous_openapi(name, *args, **kwargs):
-        if name == "voluptuous_openapi":
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_voluptuous_openapi)
-    renderer = compat.detect_schema_renderer()
-    monkeypatch.undo()
-    # HA 2026.10 builds tool schemas with probatio: render one the way it would.
-    import probatio as pv
-
-    schema = pv.Schema({pv.Optional("name"): str, pv.Required("level"): int})
-    rendered = renderer(schema, custom_serializer=None)
-    assert rendered["properties"]["level"] == {"type": "integer"}
-    assert rendered["required"] == ["level"]
-
-
-def test_make_tool_result_both_versions(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert compat.make_tool_result({"result": "ok"}) == {"result": "ok"}
-    monkeypatch.setattr(compat, "_TOOL_RESULT_CLS", NewToolResult)
-    assert compat.make_tool_result({"error": "x"}, failed=True) == NewToolResult(
+    # A plain dict from someone else's tool still reads (deprecated, not removed).
+    assert compat.unwrap_tool_result({"x": 1}, NEW) == ({"x": 1}, False)
+    assert compat.make_tool_result({"error": "x"}, True, NEW) == ToolResult(
         data={"error": "x"}, error=True
     )
+
+
+def test_annotations_only_where_supported() -> None:
+    assert compat.tool_annotations(read_only=True, open_world=False, shape=OLD) is None
+    assert compat.tool_annotations(
+        read_only=True, open_world=False, shape=NEW
+    ) == ToolAnnotations(
+        read_only=True, destructive=False, idempotent=True, open_world=False
+    )
+    plain = SimpleNamespace(name="HassTurnOn")
+    assert compat.tool_read_only(plain) is None
+    assert (
+        compat.tool_read_only(
+            SimpleNamespace(annotations=ToolAnnotations(read_only=False))
+        )
+        is False
+    )
+    assert (
+        compat.tool_read_only(
+            SimpleNamespace(annotations=ToolAnnotations(read_only=True))
+        )
+        is True
+    )
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["search", "store"], "description": "Do"},
+        "limit": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "exact": {"type": "boolean"},
+    },
+    "required": ["action"],
+}
+
+
+@BOTH
+def test_our_schema_round_trips_through_each_library(shape: compat.HaShape) -> None:
+    """Our JSON schema becomes that HA's schema objects and renders back the same."""
+    params = compat.json_schema_to_parameters(SCHEMA, shape)
+    assert isinstance(params, shape.schema_lib.Schema)
+    tool = SimpleNamespace(name="memory", description="Memory", parameters=params)
+    rendered = compat.tool_to_openai(tool, shape=shape)
+    assert rendered["function"]["name"] == "memory"
+    assert rendered["function"]["description"] == "Memory"
+    out = rendered["function"]["parameters"]
+    assert out["type"] == "object"
+    assert out["required"] == ["action"]
+    assert out["properties"]["action"] == {
+        "type": "string",
+        "enum": ["search", "store"],
+        "description": "Do",
+    }
+    assert out["properties"]["limit"] == {"type": "integer"}
+    assert out["properties"]["tags"] == {"type": "array", "items": {"type": "string"}}
+    assert out["properties"]["exact"] == {"type": "boolean"}
+
+
+@BOTH
+def test_a_tool_without_parameters_renders_an_empty_object(
+    shape: compat.HaShape,
+) -> None:
+    tool = SimpleNamespace(
+        name="GetLiveContext",
+        description=None,
+        parameters=shape.schema_lib.Schema({}),
+    )
+    rendered = compat.tool_to_openai(tool, shape=shape)
+    assert "description" not in rendered["function"]
+    assert rendered["function"]["parameters"]["type"] == "object"
+    assert rendered["function"]["parameters"]["properties"] == {}
+
+
+def test_real_assist_tools_render_on_the_installed_ha() -> None:
+    """An IntentTool as this HA builds it renders with its selector serializer."""
+    from homeassistant.helpers import intent
+
+    class Handler(intent.IntentHandler):
+        intent_type = "HassTurnOn"
+        description = "Turns on a device"
+        slot_schema: ClassVar[dict[Any, Any]] = {
+            vol.Optional("name"): intent.non_empty_string,
+            vol.Optional("area"): intent.non_empty_string,
+        }
+
+    kwargs: dict[str, Any] = {}
+    if compat.CURRENT.annotations_cls is not None:
+        kwargs["integration"] = "intent"
+    tool = llm.IntentTool("HassTurnOn", Handler(), **kwargs)
+    rendered = compat.tool_to_openai(tool, llm.selector_serializer)
+    props = rendered["function"]["parameters"]["properties"]
+    assert props["name"] == {"type": "string"}
+    assert props["area"] == {"type": "string"}

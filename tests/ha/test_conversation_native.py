@@ -6,9 +6,10 @@ import json
 
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.helpers import chat_session, llm
 
-from tests.ha.conftest import async_converse, speech
+from custom_components.toolbelt import compat
+from tests.ha.conftest import async_converse, bare, speech
 from tests.openai_server import OpenAIServer
 
 
@@ -31,7 +32,7 @@ async def test_streamed_tool_call_turns_on_light_then_speaks(
     first, second = openai_server.requests
     assert first.body["stream"] is True
     tool_names = {tool["function"]["name"] for tool in first.tools}
-    assert {"HassTurnOn", "HassTurnOff", "HassLightSet"} <= tool_names
+    assert {"HassTurnOn", "HassTurnOff", "HassLightSet"} <= set(map(bare, tool_names))
     assert first.messages[0]["role"] == "system"
     assert "Device control rules" in first.messages[0]["content"]
     assert first.messages[-1] == {
@@ -40,7 +41,10 @@ async def test_streamed_tool_call_turns_on_light_then_speaks(
     }
     # The second request carries the call and HA's real result in the tool role.
     assistant, tool = second.messages[-2:]
-    assert assistant["tool_calls"][0]["function"]["name"] == "HassTurnOn"
+    # The model said HassTurnOn; the history holds the name HA really offers.
+    called = assistant["tool_calls"][0]["function"]["name"]
+    assert called in tool_names
+    assert bare(called) == "HassTurnOn"
     assert json.loads(assistant["tool_calls"][0]["function"]["arguments"]) == {
         "name": "Kitchen light"
     }
@@ -112,8 +116,29 @@ async def test_chat_log_records_calls_results_and_durations(
         contents = chat_log.content
     calls = [c for c in contents if getattr(c, "tool_calls", None)]
     results = [c for c in contents if c.role == "tool_result"]
-    assert calls[0].tool_calls[0].tool_name == "HassTurnOff"
+    assert bare(calls[0].tool_calls[0].tool_name) == "HassTurnOff"
     assert calls[0].tool_calls[0].external is True
-    recorded = results[0].tool_result
+    recorded = compat.tool_result_data(results[0])
     assert recorded["duration_ms"] >= 0
     assert recorded["data"]["success"][0]["name"] == "Porch light"
+
+
+async def test_tools_sent_are_exactly_what_this_ha_offers(
+    hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
+) -> None:
+    """Names and schemas as HA's own Assist API instance gives them, nothing renamed."""
+    openai_server.reply_text("Hello.")
+    await async_converse(hass, "hello")
+    api = await llm.async_get_api(
+        hass,
+        llm.LLM_API_ASSIST,
+        llm.LLMContext(
+            platform="toolbelt",
+            context=None,
+            language="en",
+            assistant="conversation",
+            device_id=None,
+        ),
+    )
+    sent = {tool["function"]["name"] for tool in openai_server.requests[0].tools}
+    assert sent == {tool.name for tool in api.tools}

@@ -12,9 +12,8 @@ from collections.abc import AsyncIterator, Mapping
 import json
 from typing import Any
 
-import httpx
 import openai
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .base import (
     CompletionRequest,
@@ -33,7 +32,14 @@ from .errors import (
     BackendServerError,
     BackendTimeoutError,
 )
+from .sdk_compat import (
+    BROKEN_STREAM_ERRORS,
+    HTTP_ERRORS,
+    TIMEOUT_ERRORS,
+    TRANSPORT_ERRORS,
+)
 from .servers import ServerKind, get_server_kind
+from .sse import sse_data
 
 # Used when a request sets no timeout: a model server must never hang a turn.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -41,7 +47,7 @@ LIST_MODELS_TIMEOUT = 10.0
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 # What the SDK and httpx raise for server trouble. Anything else is our own bug and
 # propagates untouched.
-_SOURCE_ERRORS = (TimeoutError, openai.OpenAIError, httpx.HTTPError, ValueError)
+_SOURCE_ERRORS = (TimeoutError, openai.OpenAIError, *HTTP_ERRORS, ValueError)
 _NOT_OPENAI = "is not an OpenAI-compatible API (check that the URL ends with /v1)"
 
 
@@ -96,27 +102,50 @@ class OpenAICompatBackend:
                 stream = await self._client.chat.completions.create(**params)
         except _SOURCE_ERRORS as err:
             raise self._translate(err) from err
+        # The SDK sent the request and checked the status; we read the body
+        # (see sse.py for why), so its own stream iterator never starts.
+        response = stream.response
         reader = _ChunkReader(self.kind.reasoning_fields)
+        payloads = sse_data(response.aiter_lines())
         try:
-            chunks = aiter(stream)
             while True:
                 # A fresh deadline scope per read: the scope must never span a yield.
                 try:
                     async with asyncio.timeout_at(deadline):
-                        chunk = await anext(chunks, None)
+                        payload = await anext(payloads, None)
                 except _SOURCE_ERRORS as err:
                     raise self._translate(err) from err
-                if chunk is None:
+                if payload is None:
                     break
-                for delta in reader.read(chunk):
+                for delta in reader.read(self._chunk(payload)):
                     yield delta
         finally:
-            await stream.close()
+            await payloads.aclose()
+            await response.aclose()
         if not reader.chunks:
             raise BackendResponseError(
                 self.label, detail="the stream held no chat.completion.chunk"
             )
         yield Finish(reader.finish_reason, reader.usage)
+
+    def _chunk(self, payload: str) -> ChatCompletionChunk:
+        """One SSE payload as the SDK's chunk model, built leniently as the SDK does.
+
+        An ``{"error": ...}`` payload is the server failing mid-reply.
+        """
+        try:
+            data = json.loads(payload)
+        except ValueError as err:
+            raise BackendResponseError(
+                self.label, detail=f"a stream event is not JSON: {payload[:200]!r}"
+            ) from err
+        if not isinstance(data, dict):
+            raise BackendResponseError(
+                self.label, detail=f"a stream event is not an object: {payload[:200]!r}"
+            )
+        if error := data.get("error"):
+            raise BackendServerError(self.label, None, detail=_error_message(error))
+        return ChatCompletionChunk.construct(**data)
 
     async def _whole(self, params: dict[str, Any]) -> AsyncIterator[Delta]:
         try:
@@ -185,9 +214,7 @@ class OpenAICompatBackend:
     def _translate(self, err: Exception) -> BackendError:
         """Map one of _SOURCE_ERRORS to the BackendError the user should hear."""
         label = self.label
-        if isinstance(
-            err, TimeoutError | openai.APITimeoutError | httpx.TimeoutException
-        ):
+        if isinstance(err, (TimeoutError, openai.APITimeoutError, *TIMEOUT_ERRORS)):
             return BackendTimeoutError(label)
         if isinstance(err, openai.APIStatusError):
             status, message = err.status_code, _server_message(err)
@@ -198,10 +225,10 @@ class OpenAICompatBackend:
             return BackendBadRequestError(label, status, message)
         if isinstance(err, openai.APIConnectionError):
             cause = err.__cause__
-            if isinstance(cause, httpx.RemoteProtocolError | httpx.ReadError):
+            if isinstance(cause, BROKEN_STREAM_ERRORS):
                 return _broke_off(label, cause)
             return BackendConnectionError(label, detail=str(cause or err))
-        if isinstance(err, httpx.TransportError):
+        if isinstance(err, TRANSPORT_ERRORS):
             # Raised raw by the SDK while a stream is being read.
             return _broke_off(label, err)
         if isinstance(err, openai.APIResponseValidationError):
@@ -291,7 +318,11 @@ def _usage(usage: Any) -> dict[str, int] | None:
 
 def _server_message(err: openai.APIError) -> str:
     """The server's own words from an error body, whatever its shape."""
-    body = err.body
+    return _error_message(err.body) or err.message
+
+
+def _error_message(body: Any) -> str:
+    """The server's own words from an error body or event, whatever its shape."""
     if isinstance(body, Mapping):
         for key in ("message", "error", "detail"):
             value = body.get(key)
@@ -302,7 +333,7 @@ def _server_message(err: openai.APIError) -> str:
         return json.dumps(body, default=str)[:300]
     if isinstance(body, str) and body.strip():
         return body.strip()[:300]
-    return err.message
+    return ""
 
 
 def _broke_off(label: str, err: Exception) -> BackendResponseError:

@@ -23,7 +23,6 @@ from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
 from .. import compat
-from ..compat import tool_metadata
 from .aliases import resolve_tool_call, should_offer_time
 from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
@@ -193,10 +192,11 @@ class ToolbeltLlmTool(llm.Tool):
         self.parameters = compat.json_schema_to_parameters(tool.schema)
         self.json_schema = tool.schema
         read_only, open_world = TOOL_HINTS.get(tool.name, (False, False))
-        for attr, value in tool_metadata(
+        annotations = compat.tool_annotations(
             read_only=read_only, open_world=open_world
-        ).items():
-            setattr(self, attr, value)
+        )
+        if annotations is not None:
+            self.annotations = annotations
         self.tool = tool
         self._hub = hub
         self._turn = turn

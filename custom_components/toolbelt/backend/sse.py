@@ -1,0 +1,42 @@
+"""The data payloads of a server-sent-events body, read to its very end.
+
+We read the chat-completions stream ourselves instead of through the SDK's
+``AsyncStream``: openai 3.x stops reading at ``data: [DONE]`` and leaves its
+own generators (and httpx's under them) suspended, for the event loop to
+close later as stray tasks. Reading to the end of the body exhausts every
+generator in the chain, so nothing is left behind after a turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+DONE = "[DONE]"
+
+
+async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """Yield each event's data (multi-line data joined by newlines).
+
+    Stops yielding at ``[DONE]`` but keeps draining the body, so the caller's
+    line iterator ends normally. Comments, ``event:``, ``id:`` and ``retry:``
+    fields carry nothing a chat completion needs.
+    """
+    data: list[str] = []
+    done = False
+    async for line in lines:
+        if done:
+            continue
+        if not line:
+            if data:
+                payload = "\n".join(data)
+                data.clear()
+                if payload.strip() == DONE:
+                    done = True
+                    continue
+                yield payload
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            data.append(value.removeprefix(" "))
+    if data and not done and (payload := "\n".join(data)).strip() != DONE:
+        yield payload
