@@ -8,6 +8,7 @@ BackendError, so nothing above this module knows HTTP. Reading is defensive
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 import json
 from typing import Any
@@ -120,8 +121,8 @@ class OpenAICompatBackend:
                 for delta in reader.read(self._chunk(payload)):
                     yield delta
         finally:
-            await payloads.aclose()
             await response.aclose()
+            await _finish_reading(payloads)
         if not reader.chunks:
             raise BackendResponseError(
                 self.label, detail="the stream held no chat.completion.chunk"
@@ -334,6 +335,20 @@ def _error_message(body: Any) -> str:
     if isinstance(body, str) and body.strip():
         return body.strip()[:300]
     return ""
+
+
+async def _finish_reading(payloads: AsyncIterator[str]) -> None:
+    """End a body reader that stopped early, with every generator under it.
+
+    Closing only the outer generator would leave httpx's generators below it
+    for the garbage collector, which closes them later in stray tasks. With the
+    response closed, one more read fails at the bottom, and the error ends
+    each generator on its way up. A reader that already ended returns at once.
+    """
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(1):
+            async for _ in payloads:
+                pass
 
 
 def _broke_off(label: str, err: Exception) -> BackendResponseError:
