@@ -20,6 +20,8 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
   tool loop maps both spellings (see toolcalls' catalog), so nothing here.
 
 Everything is feature detection on the running HA, never a version compare.
+The schema library is read off ``llm.Tool.parameters``, not off what imports:
+HA 2026.10 installs probatio's shim under the name ``voluptuous``.
 ``detect()`` reads one HA's shape; every function takes an optional shape so
 that tests run both branches on whichever HA is installed.
 """

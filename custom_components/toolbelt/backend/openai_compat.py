@@ -8,8 +8,8 @@ BackendError, so nothing above this module knows HTTP. Reading is defensive
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Mapping
+import contextlib
 import json
 from typing import Any
 
