@@ -95,6 +95,7 @@ class _Reply:
     delay: float = 0.0
     status: int = 200
     error_body: Any = None
+    error_headers: dict[str, str] | None = None
     garbage: str | None = None
 
 
@@ -304,15 +305,23 @@ class OpenAIServer:
         self.reply(deltas, finish_reason=finish_reason, usage=usage, delay=delay)
 
     def reply_error(
-        self, status: int, body: Any = None, *, message: str | None = None
+        self,
+        status: int,
+        body: Any = None,
+        *,
+        message: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """Queue an HTTP error. body: dict (sent as JSON) or str (text/plain).
 
-        Default body is OpenAI's error shape with `message`.
+        Default body is OpenAI's error shape with `message`; `headers` are sent
+        with it (Retry-After on a 429, say).
         """
         if body is None:
             body = _error_body(message or f"scripted error {status}", status)
-        self._replies.append(_Reply(status=status, error_body=body))
+        self._replies.append(
+            _Reply(status=status, error_body=body, error_headers=headers)
+        )
 
     def reply_garbage(self, kind: str = "not_json") -> None:
         """Queue a broken 200 answer.
@@ -399,8 +408,14 @@ class OpenAIServer:
             return web.Response(status=503)
         if reply.status != 200:
             if isinstance(reply.error_body, str):
-                return web.Response(status=reply.status, text=reply.error_body)
-            return web.json_response(reply.error_body, status=reply.status)
+                return web.Response(
+                    status=reply.status,
+                    text=reply.error_body,
+                    headers=reply.error_headers,
+                )
+            return web.json_response(
+                reply.error_body, status=reply.status, headers=reply.error_headers
+            )
         model = body.get("model", "unknown")
         if reply.garbage:
             return await self._send_garbage(request, rec, reply.garbage, model)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from custom_components.toolbelt.backend.errors import (
     BackendBadRequestError,
     BackendServerError,
@@ -43,3 +45,48 @@ def test_long_server_message_is_shortened_for_speech_but_kept_whole() -> None:
     err = BackendBadRequestError("LM Studio", 400, "x" * 500)
     assert len(err.reason) < 200
     assert err.message == "x" * 500
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("2", 2.0), ("0.5", 0.5), ("-3", 0.0), (None, None), ("soon", None)],
+)
+def test_retry_after_seconds(header: str | None, expected: float | None) -> None:
+    from types import SimpleNamespace
+
+    from custom_components.toolbelt.backend.status import retry_after
+
+    headers = {"retry-after": header} if header is not None else {}
+    assert retry_after(SimpleNamespace(headers=headers)) == expected
+
+
+def test_retry_after_http_date() -> None:
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+    from types import SimpleNamespace
+
+    from custom_components.toolbelt.backend.status import retry_after
+
+    when = datetime.now(UTC) + timedelta(seconds=30)
+    wait = retry_after(SimpleNamespace(headers={"retry-after": format_datetime(when)}))
+    assert wait is not None
+    assert 25 < wait <= 30
+
+
+@pytest.mark.parametrize(
+    ("message", "overflow"),
+    [
+        ("the request exceeds the available context size, try increasing it", True),
+        ("This model's maximum context length is 4096 tokens. However, you", True),
+        ("context_length_exceeded", True),
+        ("prompt is too long: 9000 tokens > 8192 maximum", True),
+        ("Unsupported role: tool", False),
+        ("model 'qwen3:8b' not found", False),
+    ],
+)
+def test_context_overflow_is_told_from_other_refusals(
+    message: str, overflow: bool
+) -> None:
+    from custom_components.toolbelt.backend.status import is_context_overflow
+
+    assert is_context_overflow(message) is overflow

@@ -114,3 +114,23 @@ async def test_empty_answer_is_not_silent(
     openai_server.reply_text(reply or "", chunks=[reply] if reply else [])
     result = await async_converse(hass, "hello")
     assert speech(result) == "Sorry, the model gave no answer."
+
+
+async def test_busy_server_is_spoken_and_the_agent_keeps_the_tool_role(
+    hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
+) -> None:
+    """A 429 without a wait we can afford: a short busy sentence, no demotion."""
+    turn_on = [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    openai_server.reply_tool_calls(turn_on)
+    openai_server.reply_error(429, message="Too many requests")
+
+    result = await async_converse(hass, "turn on the kitchen light")
+
+    assert_spoken_error(result, "is busy right now; please try again in a moment")
+    assert hass.states.get("light.kitchen_light").state == "on"
+
+    openai_server.reply_tool_calls(turn_on)
+    openai_server.reply_text("It is on.")
+    result = await async_converse(hass, "turn on the kitchen light")
+    assert speech(result) == "It is on."
+    assert openai_server.requests[-1].messages[-1]["role"] == "tool"

@@ -27,6 +27,10 @@ TOOLS: list[dict[str, Any]] = json.loads(
 )
 
 
+# What our House's web_fetch returns: a page far longer than a small context.
+PAGE_TEXT = "The eclipse crosses Spain. " * 2000
+
+
 @dataclass
 class House:
     """Stands in for Home Assistant: devices with states, and a log of calls."""
@@ -61,6 +65,8 @@ class House:
             self.states[name] = str(call.arguments["position"])
         elif call.name == "Explode":
             raise RuntimeError("the tool broke")
+        elif call.name == "web_fetch":
+            return ToolOutcome(PAGE_TEXT)
         return ToolOutcome({"success": True, "name": name})
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from custom_components.toolbelt.loop.events import CallsOut, HopStart, TextOut
-from tests.loop.conftest import Harness
+from tests.loop.conftest import PAGE_TEXT, TOOLS, Harness
 
 MARKUP = ("<tool_call", "</tool_call", "[TOOL_CALLS]", "Action:", "<think", '{"name"')
 
@@ -301,3 +301,147 @@ async def test_server_rejecting_tool_role_gets_fallback_messages(
     assert results["role"] == "user"
     assert '"success": true' in results["content"]
     assert harness.house.log == [("HassTurnOn", {"name": "k"})]  # not run twice
+
+
+# -- a busy server is not a broken one -------------------------------------------
+
+TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
+
+
+def recording_loop(harness: Harness, rejected: list[bool], **settings):
+    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
+
+    return ToolLoop(
+        harness.backend,
+        harness.house,
+        LoopSettings(model="test-model", timeout=5, **settings),
+        on_tool_role_rejected=lambda: rejected.append(True),
+    )
+
+
+async def run_turn(loop, text: str = "kitchen on") -> list:
+    return [e async for e in loop.run([{"role": "user", "content": text}], TOOLS)]
+
+
+async def test_429_waits_as_asked_then_answers_and_keeps_the_tool_role(
+    harness: Harness,
+) -> None:
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_error(
+        429, message="Too many requests", headers={"Retry-After": "0.2"}
+    )
+    harness.server.reply_text("The light is on.")
+    rejected: list[bool] = []
+
+    events = await run_turn(recording_loop(harness, rejected))
+
+    assert "".join(e.text for e in events if isinstance(e, TextOut)) == (
+        "The light is on."
+    )
+    assert rejected == []  # a busy server says nothing about the tool role
+    first_try, retry = harness.server.requests[1:]
+    assert retry.messages == first_try.messages
+    assert retry.messages[-1]["role"] == "tool"
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Retry-After": "0.1"}, {}, {"Retry-After": "3600"}],
+    ids=["busy-twice", "no-retry-after", "wait-beyond-timeout"],
+)
+async def test_429_that_will_not_clear_is_a_busy_error(
+    harness: Harness, headers: dict[str, str]
+) -> None:
+    from custom_components.toolbelt.backend.errors import BackendBusyError
+
+    harness.server.reply_tool_calls(TURN_ON)
+    for _ in range(2):
+        harness.server.reply_error(429, message="slow down", headers=headers)
+    rejected: list[bool] = []
+
+    with pytest.raises(BackendBusyError) as err:
+        await run_turn(recording_loop(harness, rejected))
+
+    assert err.value.reason == "is busy right now; please try again in a moment"
+    assert rejected == []
+    # Retried once only when the wait it asked for fits in the request timeout.
+    assert len(harness.server.requests) == (
+        3 if headers == {"Retry-After": "0.1"} else 2
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "the request exceeds the available context size, try increasing it"),
+        (400, "This model's maximum context length is 8192 tokens."),
+        (413, "Payload Too Large"),
+    ],
+    ids=["llama.cpp", "vllm", "413"],
+)
+async def test_context_overflow_trims_the_largest_result_once(
+    harness: Harness, status: int, message: str
+) -> None:
+    harness.server.reply_tool_calls(
+        [
+            {"name": "web_fetch", "arguments": {"url": "https://example.org/eclipse"}},
+            {"name": "HassTurnOn", "arguments": {"name": "kitchen"}},
+        ]
+    )
+    harness.server.reply_error(status, message=message)
+    harness.server.reply_text("It crosses Spain.")
+    rejected: list[bool] = []
+
+    events = await run_turn(recording_loop(harness, rejected), "read it")
+
+    assert "".join(e.text for e in events if isinstance(e, TextOut)) == (
+        "It crosses Spain."
+    )
+    assert rejected == []
+    too_long, retry = harness.server.requests[1:]
+    page, light = (m["content"] for m in retry.messages if m["role"] == "tool")
+    assert len(too_long.messages[-2]["content"]) > 50_000
+    assert page.startswith("The eclipse crosses Spain.")
+    assert page.endswith(
+        f"[Toolbelt cut this result from {len(PAGE_TEXT)} to 2000 characters "
+        "to fit the model's context.]"
+    )
+    assert len(page) < 2200
+    assert "kitchen" in light  # the short result is left whole
+
+
+async def test_context_overflow_with_nothing_to_trim_is_spoken(
+    harness: Harness,
+) -> None:
+    """The history alone is too long: no retry, a clear error for the user."""
+    from custom_components.toolbelt.backend.errors import (
+        BackendContextOverflowError,
+    )
+
+    harness.server.reply_error(400, message="prompt is too long: 9000 > 8192")
+    rejected: list[bool] = []
+    with pytest.raises(BackendContextOverflowError) as err:
+        await run_turn(recording_loop(harness, rejected))
+    assert "context" in err.value.reason
+    assert len(harness.server.requests) == 1
+
+
+async def test_a_400_the_fallback_retry_does_not_cure_does_not_demote(
+    harness: Harness,
+) -> None:
+    """Only a fallback retry that works proves the server refuses the tool role."""
+    from custom_components.toolbelt.backend.errors import BackendBadRequestError
+
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_error(400, message="Unknown field: foo")
+    harness.server.reply_error(400, message="Unknown field: foo")
+    rejected: list[bool] = []
+
+    with pytest.raises(BackendBadRequestError):
+        await run_turn(recording_loop(harness, rejected))
+
+    assert rejected == []
+    tool_role, fallback = harness.server.requests[1:]
+    assert tool_role.messages[-1]["role"] == "tool"
+    assert all(m["role"] != "tool" for m in fallback.messages)

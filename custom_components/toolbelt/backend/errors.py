@@ -77,6 +77,28 @@ class BackendBadRequestError(BackendError):
         super().__init__(server, reason, detail=f"HTTP {status}")
 
 
+class BackendBusyError(BackendError):
+    """The server is overloaded (HTTP 429). A busy server is not a broken one.
+
+    `retry_after` is the server's own hint (Retry-After), in seconds, if it gave one.
+    """
+
+    default_reason = "is busy right now; please try again in a moment"
+
+    def __init__(
+        self, server: str, *, retry_after: float | None, detail: str | None = None
+    ) -> None:
+        self.retry_after = retry_after
+        super().__init__(server, detail=detail)
+
+
+class BackendContextOverflowError(BackendError):
+    """The request does not fit the model's context window (HTTP 413, or a 4xx
+    whose message says so): too much history or a too-long tool result."""
+
+    default_reason = "could not fit this conversation into the model's context"
+
+
 class BackendResponseError(BackendError):
     """The answer could not be read: malformed body, broken stream, not OpenAI-shaped."""
 

@@ -27,7 +27,9 @@ from .base import (
 from .errors import (
     BackendAuthError,
     BackendBadRequestError,
+    BackendBusyError,
     BackendConnectionError,
+    BackendContextOverflowError,
     BackendError,
     BackendResponseError,
     BackendServerError,
@@ -41,6 +43,7 @@ from .sdk_compat import (
 )
 from .servers import ServerKind, get_server_kind
 from .sse import sse_data
+from .status import is_context_overflow, retry_after
 
 # Used when a request sets no timeout: a model server must never hang a turn.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -223,6 +226,12 @@ class OpenAICompatBackend:
                 return BackendAuthError(label, detail=message)
             if status >= 500:
                 return BackendServerError(label, status, detail=message)
+            if status == 429:
+                return BackendBusyError(
+                    label, retry_after=retry_after(err.response), detail=message
+                )
+            if status == 413 or is_context_overflow(message):
+                return BackendContextOverflowError(label, detail=message)
             return BackendBadRequestError(label, status, message)
         if isinstance(err, openai.APIConnectionError):
             cause = err.__cause__

@@ -25,7 +25,12 @@ from ..backend.base import (
     TextDelta,
     ToolCallDelta,
 )
-from ..backend.errors import BackendBadRequestError
+from ..backend.errors import (
+    BackendBadRequestError,
+    BackendBusyError,
+    BackendContextOverflowError,
+    BackendError,
+)
 from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.dialects.base import Dialect
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
@@ -33,7 +38,13 @@ from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget, error_text
 from .guidance import device_guidance
-from .transcript import Exchange, render, result_text, to_fallback_history
+from .transcript import (
+    Exchange,
+    render,
+    result_text,
+    to_fallback_history,
+    trim_largest_result,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -118,25 +129,47 @@ class ToolLoop:
             )
             yield HopStart(index)
             hop: _Hop | None = None
-            for attempt in range(2):
+            recovered: set[type[BackendError]] = set()
+            while hop is None:
                 try:
                     async for event in self._ask(request, catalog, choice):
                         if isinstance(event, _Hop):
                             hop = event
                         else:
                             yield event
-                    break
-                except BackendBadRequestError:
-                    if fallback or not exchanges or attempt:
+                except BackendBusyError as err:
+                    # A busy server is not a broken one: wait as long as it asks,
+                    # once, if that fits in the request timeout.
+                    wait = err.retry_after
+                    if BackendBusyError in recovered or wait is None:
                         raise
-                # The server refused our tool messages: say the same in plain text.
-                _LOGGER.info("Server rejected the tool role; using fallback mode")
-                fallback = True
-                if self._on_tool_role_rejected:
-                    self._on_tool_role_rejected()
+                    if wait > settings.timeout:
+                        raise
+                    recovered.add(BackendBusyError)
+                    _LOGGER.info("Server busy; retrying in %.1f s", wait)
+                    await asyncio.sleep(wait)
+                except BackendContextOverflowError:
+                    if BackendContextOverflowError in recovered:
+                        raise
+                    trimmed = trim_largest_result(exchanges)
+                    if trimmed is None:
+                        raise
+                    recovered.add(BackendContextOverflowError)
+                    _LOGGER.warning("Request too long for the model: %s", trimmed)
+                except BackendBadRequestError:
+                    if fallback or not exchanges or BackendBadRequestError in recovered:
+                        raise
+                    # Perhaps the server refuses our tool messages: say the same
+                    # in plain text. Only a retry that works proves it.
+                    recovered.add(BackendBadRequestError)
+                    fallback = True
                 request.messages = self._messages(
                     base, exchanges, choice.dialect, fallback
                 )
+            if BackendBadRequestError in recovered:
+                _LOGGER.info("Server rejected the tool role; using fallback mode")
+                if self._on_tool_role_rejected:
+                    self._on_tool_role_rejected()
             assert hop is not None
 
             calls = hop.parse.calls

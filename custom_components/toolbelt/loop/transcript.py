@@ -11,7 +11,7 @@ for ReAct).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import json
 from typing import Any
 
@@ -27,6 +27,40 @@ class Exchange:
     content: str  # the user-visible part of the reply
     calls: tuple[ToolCall, ...]
     results: tuple[str, ...]  # one text per call, in call order
+
+
+# A result is cut to at most this many characters when the model's context
+# overflows; shorter results are left alone (cutting them frees too little).
+TRIMMED_RESULT_CHARS = 2000
+
+
+def trim_largest_result(exchanges: list[Exchange]) -> str | None:
+    """Cut the longest tool result of the turn, in place, saying so in it.
+
+    Returns what was done, for the log, or None when no result is long enough
+    to be worth cutting (then the overflow is not ours to fix).
+    """
+    found = max(
+        (
+            (len(text), i, j)
+            for i, exchange in enumerate(exchanges)
+            for j, text in enumerate(exchange.results)
+        ),
+        default=None,
+    )
+    if found is None or found[0] <= TRIMMED_RESULT_CHARS:
+        return None
+    length, i, j = found
+    exchange = exchanges[i]
+    kept = exchange.results[j][:TRIMMED_RESULT_CHARS]
+    note = (
+        f"\n[Toolbelt cut this result from {length} to {len(kept)} characters "
+        "to fit the model's context.]"
+    )
+    results = list(exchange.results)
+    results[j] = kept + note
+    exchanges[i] = replace(exchange, results=tuple(results))
+    return f"cut the result of {exchange.calls[j].name} from {length} characters"
 
 
 def result_text(data: Any) -> str:
