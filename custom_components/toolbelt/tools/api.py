@@ -23,6 +23,7 @@ from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
 from .. import compat
+from ..outside_data import RULE as OUTSIDE_RULE
 from .aliases import resolve_tool_call, should_offer_time
 from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
@@ -136,7 +137,11 @@ class ToolbeltToolsAPI(llm.API):
         return ToolbeltAPIInstance(
             api=self,
             api_prompt=" ".join(
-                (PROMPT_MEMORY, PROMPT_WEB if services.search else PROMPT_FETCH)
+                (
+                    PROMPT_MEMORY,
+                    PROMPT_WEB if services.search else PROMPT_FETCH,
+                    OUTSIDE_RULE,
+                )
             ),
             llm_context=llm_context,
             tools=tools,

@@ -9,6 +9,7 @@ from typing import Literal
 
 from homeassistant.util import dt as dt_util
 
+from ..outside_data import outside
 from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext
 from .errors import BackendAuthError, ToolError
@@ -63,7 +64,10 @@ async def _memory_action(
     backend = ctx.services.memory
     if action == "search":
         found = await backend.search(ctx.user_id, query or "", max(1, min(limit, 20)))
-        return format_memories(found, query or "")
+        if not found:
+            return format_memories(found, query or "")
+        # Memories may have been stored from what a page or a guest said.
+        return outside(format_memories(found, query or ""), "memory")
     if action == "store":
         if not content:
             raise ToolError("store needs 'content': the fact to remember.")
@@ -133,7 +137,7 @@ async def search(
         for r in results
     ]
     head = f"{'News' if action == 'news' else 'Web'} results for '{query}':"
-    return "\n".join([head, *blocks, CITE_HINT])
+    return "\n".join([head, outside("\n".join(blocks), "search"), CITE_HINT])
 
 
 async def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) -> str:
@@ -149,8 +153,8 @@ async def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) ->
         limit = max(500, min(max_chars, limit))
     page = await ctx.services.fetcher.fetch(url, limit)
     ref = ctx.turn.references.add(page.title or page.url, page.url, source="web_fetch")
-    head = f"[{ref.number}] {ref.title}\n    {ref.url}"
-    return f"{head}\n\n{page.text}\n\n{CITE_HINT}"
+    page_text = f"[{ref.number}] {ref.title}\n    {ref.url}\n\n{page.text}"
+    return f"{outside(page_text, 'web_fetch')}\n\n{CITE_HINT}"
 
 
 async def current_time() -> str:
