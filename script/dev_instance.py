@@ -34,10 +34,22 @@ def say(text: str) -> None:
     print(f"[develop] {text}", flush=True)
 
 
+def _since_develop_started() -> float | None:
+    """Seconds since script/develop began (setup included), for the first banner."""
+    try:
+        return time.time() - float(os.environ.pop("TOOLBELT_DEVELOP_STARTED"))
+    except (KeyError, ValueError):
+        return None
+
+
 def banner(seconds: float, lines: list[str]) -> None:
     rule = "=" * 72
+    total = _since_develop_started()
+    took = f"up in {seconds:.0f} s"
+    if total is not None and total - seconds >= 1:
+        took += f"; {total:.0f} s since script/develop started, setup included"
     body = [
-        f"{READY_MARKER} (up in {seconds:.0f} s)",
+        f"{READY_MARKER} ({took})",
         f"  Open:     {URL}",
         f"  Login:    {OWNER.username} / {OWNER.password}",
         *(f"  {line}" for line in lines),

@@ -11,6 +11,10 @@ With --stub-server it also starts a tiny OpenAI-compatible server on
 127.0.0.1, points TOOLBELT_BASE_URL at it, and checks that Toolbelt was added,
 is the Assist agent, and answers a conversation.
 
+On the first start it then opens the UI in headless Chromium (dev_browser.py):
+login, the overview with the demo home, Settings > Devices & services, and the
+Assist dialog answering; it prints the screenshots' paths. --no-browser skips it.
+
 Needs port 8123 free. Prints the measured start times; exits 1 on failure.
 """
 
@@ -33,6 +37,7 @@ import time
 
 import aiohttp
 from aiohttp import web
+from dev_browser import BrowserCheckFailed, check_ui
 from dev_hass_api import HassApi
 from dev_instance import READY_MARKER
 from dev_provision import DEMO_DEVICES_FILE, DEMO_ENTITY_AREAS, REPO
@@ -342,7 +347,11 @@ def port_in_use(port: int) -> bool:
 
 
 async def one_run(
-    name: str, config_dir: Path, env: dict[str, str], stub: bool
+    name: str,
+    config_dir: Path,
+    env: dict[str, str],
+    stub: bool,
+    shots: Path | None = None,
 ) -> tuple[float, float]:
     log = config_dir.parent / f"develop_{name}.log"
     say(f"{name}: starting script/develop (output in {log})")
@@ -359,6 +368,21 @@ async def one_run(
                 await check_instance(api, banner, stub)
             finally:
                 await api.close()
+        if shots is not None:
+            try:
+                taken = await check_ui(
+                    url,
+                    user,
+                    password,
+                    shots,
+                    toolbelt=stub,
+                    assist_says=STUB_REPLY if stub else "Turned on the light",
+                    say=say,
+                )
+            except BrowserCheckFailed as err:
+                raise CheckFailed(f"in the browser: {err}") from err
+            for path in taken:
+                say(f"screenshot: {path}")
         stopped = await run.ctrl_c()
         say(f"{name}: stopped {stopped:.1f} s after Ctrl-C")
     except BaseException:
@@ -377,6 +401,11 @@ async def main() -> int:
         "--stub-server",
         action="store_true",
         help="also check Toolbelt with a stub model server",
+    )
+    parser.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="skip the headless Chromium check of the UI",
     )
     args = parser.parse_args()
 
@@ -401,7 +430,12 @@ async def main() -> int:
         )
         say(f"stub model server at {base_url}")
     try:
-        first = await one_run("first_start", config_dir, env, args.stub_server)
+        shots = (
+            None
+            if args.no_browser
+            else Path(tempfile.mkdtemp(prefix="toolbelt_screenshots_"))
+        )
+        first = await one_run("first_start", config_dir, env, args.stub_server, shots)
         again = await one_run("restart", config_dir, env, args.stub_server)
     except CheckFailed as err:
         say(f"FAILED: {err} (files kept in {workdir})")
