@@ -4,27 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.httpx_client import get_async_client
 import openai
 
 from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import PLACEHOLDER_API_KEY, get_server_kind
+from .backend.servers import PLACEHOLDER_API_KEY
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_SERVER_KIND,
     DEFAULT_REQUEST_TIMEOUT,
 )
-
-
-def server_label(data: Mapping[str, Any]) -> str:
-    """How we name the server to people: "Ollama at localhost:11434"."""
-    kind = get_server_kind(data.get(CONF_SERVER_KIND, "other"))
-    host = urlsplit(data[CONF_BASE_URL]).netloc or data[CONF_BASE_URL]
-    return f"{kind.name} at {host}"
+from .server_names import basic_auth_header, spoken_name, without_credentials
 
 
 async def async_create_backend(
@@ -35,17 +28,20 @@ async def async_create_backend(
     ``max_retries=0``: a voice turn must fail fast and say so, not retry silently
     for a minute. The per-request timeout comes from the agent's settings.
     """
+    url = data[CONF_BASE_URL]
+    basic = basic_auth_header(url)
     client = openai.AsyncOpenAI(
-        base_url=data[CONF_BASE_URL],
+        base_url=without_credentials(url),
         api_key=data.get(CONF_API_KEY) or PLACEHOLDER_API_KEY,
         http_client=get_async_client(hass),
         max_retries=0,
         timeout=DEFAULT_REQUEST_TIMEOUT,
+        default_headers={"Authorization": basic} if basic else None,
     )
     # The SDK reads platform details from disk on first use; do it off the loop.
     await hass.async_add_executor_job(client.platform_headers)
     return OpenAICompatBackend(
         client,
         server_kind=data.get(CONF_SERVER_KIND, "other"),
-        label=server_label(data),
+        label=spoken_name(data),
     )

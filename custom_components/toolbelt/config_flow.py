@@ -40,7 +40,7 @@ from .backend.errors import (
     BackendTimeoutError,
 )
 from .backend.servers import SERVER_KINDS, get_server_kind
-from .client import async_create_backend, server_label
+from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -67,6 +67,13 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .loop.probe import async_probe_tool_mode
+from .server_names import (
+    address,
+    default_title,
+    url_for_form,
+    url_from_form,
+    without_credentials,
+)
 from .toolcalls import dialect_names
 from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHandler
 
@@ -74,6 +81,17 @@ from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHand
 def normalize_url(url: str) -> str:
     """One spelling per server, so the same server can't be added twice."""
     return url.strip().rstrip("/")
+
+
+def server_unique_id(url: str) -> str:
+    """The server, whatever credentials reach it (and never the credentials)."""
+    return without_credentials(normalize_url(url))
+
+
+def entry_title(name: str | None, data: Mapping[str, Any], suggested: str) -> str:
+    """The name the user typed, or a readable one when they kept the suggestion."""
+    name = (name or "").strip()
+    return default_title(data) if not name or name == suggested else name
 
 
 async def async_validate_connection(
@@ -91,10 +109,10 @@ async def async_validate_connection(
     except (BackendConnectionError, BackendTimeoutError, TimeoutError):
         return {"base": "cannot_connect"}, []
     except BackendError:
-        LOGGER.exception("Unexpected answer from %s", data.get(CONF_BASE_URL))
+        LOGGER.exception("Unexpected answer from %s", address(data[CONF_BASE_URL]))
         return {"base": "cannot_connect"}, []
     except Exception:
-        LOGGER.exception("Unexpected error validating %s", data.get(CONF_BASE_URL))
+        LOGGER.exception("Unexpected error validating %s", address(data[CONF_BASE_URL]))
         return {"base": "unknown"}, []
     return {}, models
 
@@ -153,8 +171,11 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
     async def async_step_connect(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Base URL and optional key; validated by listing the models."""
+        """Base URL, optional key and a name; validated by listing the models."""
         kind = get_server_kind(self._server_kind)
+        suggested_title = default_title(
+            {CONF_SERVER_KIND: kind.key, CONF_BASE_URL: kind.default_base_url}
+        )
         errors: dict[str, str] = {}
         if user_input is not None:
             data = {
@@ -162,7 +183,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                 CONF_BASE_URL: normalize_url(user_input[CONF_BASE_URL]),
                 CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
             }
-            await self.async_set_unique_id(data[CONF_BASE_URL])
+            await self.async_set_unique_id(server_unique_id(data[CONF_BASE_URL]))
             self._abort_if_unique_id_configured()
             if kind.api_key_required and not data[CONF_API_KEY]:
                 errors[CONF_API_KEY] = "api_key_required"
@@ -170,7 +191,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                 errors, models = await async_validate_connection(self.hass, data)
             if not errors:
                 return self.async_create_entry(
-                    title=server_label(data),
+                    title=entry_title(user_input.get(CONF_NAME), data, suggested_title),
                     data=data,
                     subentries=[
                         {
@@ -181,45 +202,58 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                         }
                     ],
                 )
-        suggested = user_input or {CONF_BASE_URL: kind.default_base_url}
+        suggested = user_input or {
+            CONF_BASE_URL: kind.default_base_url,
+            CONF_NAME: suggested_title,
+        }
         return self.async_show_form(
             step_id="connect",
             data_schema=self.add_suggested_values_to_schema(
                 _connection_schema(), suggested
             ),
             errors=errors,
-            description_placeholders={"server": kind.name},
+            description_placeholders={"server": kind.spoken},
         )
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Change the address or key of a configured server."""
+        """Change the address, key or name of a configured server."""
         entry = self._get_reconfigure_entry()
         errors: dict[str, str] = {}
         if user_input is not None:
+            url = url_from_form(user_input[CONF_BASE_URL], entry.data[CONF_BASE_URL])
             data = {
                 **entry.data,
-                CONF_BASE_URL: normalize_url(user_input[CONF_BASE_URL]),
+                CONF_BASE_URL: normalize_url(url),
                 CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
             }
-            await self.async_set_unique_id(data[CONF_BASE_URL])
-            if data[CONF_BASE_URL] != entry.unique_id:
+            unique_id = server_unique_id(data[CONF_BASE_URL])
+            await self.async_set_unique_id(unique_id)
+            if unique_id != entry.unique_id:
                 self._abort_if_unique_id_configured()
             errors, _models = await async_validate_connection(self.hass, data)
             if not errors:
+                # A title that was our own suggestion follows the new address.
+                suggested = default_title(entry.data)
                 return self.async_update_reload_and_abort(
                     entry,
-                    unique_id=data[CONF_BASE_URL],
-                    title=server_label(data),
+                    unique_id=unique_id,
+                    title=entry_title(user_input.get(CONF_NAME), data, suggested),
                     data=data,
                 )
+        shown = user_input or {
+            **entry.data,
+            CONF_BASE_URL: url_for_form(entry.data[CONF_BASE_URL]),
+            CONF_NAME: entry.title,
+        }
         return self.async_show_form(
             step_id="reconfigure",
             data_schema=self.add_suggested_values_to_schema(
-                _connection_schema(), user_input or entry.data
+                _connection_schema(), shown
             ),
             errors=errors,
+            description_placeholders={"server": entry.title},
         )
 
     async def async_step_reauth(
@@ -249,7 +283,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                 }
             ),
             errors=errors,
-            description_placeholders={"server": server_label(entry.data)},
+            description_placeholders={"server": entry.title},
         )
 
     @classmethod
@@ -267,6 +301,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
 def _connection_schema() -> vol.Schema:
     return vol.Schema(
         {
+            vol.Optional(CONF_NAME): str,
             vol.Required(CONF_BASE_URL): TextSelector(
                 TextSelectorConfig(type=TextSelectorType.URL)
             ),

@@ -186,7 +186,9 @@ class ToolbeltAgent(conversation.ConversationEntity):
         except BackendError as err:
             if isinstance(err, BackendAuthError):
                 self.entry.async_start_reauth(self.hass)
-            LOGGER.error("%s: %s", self.subentry.title, err)
+            LOGGER.error(
+                "%s on %s: %s", self.subentry.title, self.entry.runtime_data.label, err
+            )
             raise _spoken_error(user_input, chat_log, err) from err
 
 

@@ -13,8 +13,9 @@ from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 
 from .backend.errors import BackendAuthError, BackendError
 from .backend.openai_compat import OpenAICompatBackend
-from .client import async_create_backend, server_label
-from .const import CONNECT_TIMEOUT, LOGGER
+from .client import async_create_backend
+from .const import CONF_BASE_URL, CONNECT_TIMEOUT, LOGGER
+from .server_names import address
 from .tools.api import async_setup_tools_api
 
 PLATFORMS = [Platform.CONVERSATION]
@@ -38,7 +39,8 @@ type ToolbeltConfigEntry = ConfigEntry[ToolbeltRuntime]
 async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
     """Check the server answers, then start one agent per subentry."""
     backend = await async_create_backend(hass, entry.data)
-    label = server_label(entry.data)
+    # Logs name the entry and its address (never credentials); speech only the kind.
+    label = f"{entry.title} ({address(entry.data[CONF_BASE_URL])})"
     try:
         async with asyncio.timeout(CONNECT_TIMEOUT):
             models = await backend.list_models()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import logging
 from unittest.mock import patch
 
 from homeassistant import config_entries
+from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import llm
@@ -20,7 +23,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from tests.ha.conftest import async_add_toolbelt
+from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
 
 
@@ -56,7 +59,7 @@ async def test_success_creates_entry_and_default_agent(
     )
     await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert result["title"] == f"Ollama at 127.0.0.1:{server.port}"
+    assert result["title"] == f"Ollama on 127.0.0.1:{server.port}"
     assert result["data"] == {
         CONF_SERVER_KIND: "ollama",
         CONF_BASE_URL: server.base_url,
@@ -163,6 +166,72 @@ async def test_reconfigure_changes_url_and_key(
     assert entry.unique_id == new.base_url
     await hass.async_block_till_done()
     assert new.all_requests[-1].authorization == "Bearer sk-new"
+
+
+async def test_a_name_typed_in_the_form_is_the_title(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    result = await _start(hass, "other")
+    # The form suggests a readable name for the suggested address.
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description == {"suggested_value": "Model server on localhost:8000"}
+    assert result["description_placeholders"] == {"server": "the model server"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "Garage GPU box", CONF_BASE_URL: openai_server.base_url},
+    )
+    assert result["title"] == "Garage GPU box"
+
+
+async def test_credentials_in_the_url_stay_out_of_titles_forms_and_logs(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A proxy's user:password@ reaches the server as basic auth, nowhere else."""
+    caplog.set_level(logging.DEBUG)
+    url = openai_server.base_url.replace("http://", "http://anna:s3cret-pw@")
+    result = await _start(hass, "llamacpp")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "llama.cpp on localhost:8080", CONF_BASE_URL: url},
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    entry = result["result"]
+    assert entry.title == f"llama.cpp on 127.0.0.1:{openai_server.port}"
+    assert entry.unique_id == openai_server.base_url
+    expected = "Basic " + base64.b64encode(b"anna:s3cret-pw").decode()
+    assert openai_server.all_requests[-1].authorization == expected
+
+    openai_server.reply_error(500, message="boom")
+    said = speech(await async_converse(hass, "hello"))
+    assert said.startswith("Sorry, the llama.cpp server had an internal error")
+
+    form = await hass.config_entries.flow.async_init(
+        DOMAIN,
+        context={
+            "source": config_entries.SOURCE_RECONFIGURE,
+            "entry_id": entry.entry_id,
+        },
+    )
+    shown = form["data_schema"].schema
+    (base_url,) = [k for k in shown if k == CONF_BASE_URL]
+    masked = openai_server.base_url.replace("http://", "http://anna:********@")
+    assert base_url.description == {"suggested_value": masked}
+    # Submitting the asterisks keeps the stored password.
+    result = await hass.config_entries.flow.async_configure(
+        form["flow_id"],
+        {CONF_NAME: entry.title, CONF_BASE_URL: masked, CONF_API_KEY: ""},
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.data[CONF_BASE_URL] == url
+    await hass.async_block_till_done()
+
+    for text in (said, entry.title, str(form), caplog.text):
+        assert "s3cret-pw" not in text
+    assert "127.0.0.1" not in said
 
 
 async def test_reauth_flow(

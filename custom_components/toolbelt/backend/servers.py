@@ -18,6 +18,11 @@ class ServerKind:
 
     key: str
     name: str
+    """The label in the server-kind picker."""
+    short: str
+    """The kind in a title: "llama.cpp on 192.168.1.20"."""
+    spoken: str
+    """The kind in a spoken sentence: "Sorry, the llama.cpp server did not answer"."""
     default_base_url: str
     api_key_required: bool
     # Accepts stream_options={"include_usage": True} (token usage in the last chunk).
@@ -35,6 +40,8 @@ class ServerKind:
 OPENAI = ServerKind(
     key="openai",
     name="OpenAI",
+    short="OpenAI",
+    spoken="OpenAI",
     default_base_url="https://api.openai.com/v1",
     api_key_required=True,
     stream_usage=True,
@@ -45,6 +52,8 @@ OPENAI = ServerKind(
 OLLAMA = ServerKind(
     key="ollama",
     name="Ollama",
+    short="Ollama",
+    spoken="Ollama",
     default_base_url="http://localhost:11434/v1",
     api_key_required=False,
     stream_usage=True,
@@ -54,6 +63,8 @@ OLLAMA = ServerKind(
 LLAMACPP = ServerKind(
     key="llamacpp",
     name="llama.cpp server",
+    short="llama.cpp",
+    spoken="the llama.cpp server",
     default_base_url="http://localhost:8080/v1",
     api_key_required=False,
     stream_usage=True,
@@ -63,6 +74,8 @@ LLAMACPP = ServerKind(
 VLLM = ServerKind(
     key="vllm",
     name="vLLM",
+    short="vLLM",
+    spoken="the vLLM server",
     default_base_url="http://localhost:8000/v1",
     api_key_required=False,
     stream_usage=True,
@@ -73,6 +86,8 @@ VLLM = ServerKind(
 LMSTUDIO = ServerKind(
     key="lmstudio",
     name="LM Studio",
+    short="LM Studio",
+    spoken="LM Studio",
     default_base_url="http://localhost:1234/v1",
     api_key_required=False,
     stream_usage=False,
@@ -82,6 +97,8 @@ LMSTUDIO = ServerKind(
 OTHER = ServerKind(
     key="other",
     name="Other OpenAI-compatible server",
+    short="Model server",
+    spoken="the model server",
     default_base_url="http://localhost:8000/v1",
     api_key_required=False,
     # Unknown servers may reject fields they do not know: send only the basics.

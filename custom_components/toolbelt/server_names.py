@@ -1,0 +1,99 @@
+"""How a model server is named to people, and where its credentials may appear.
+
+Three audiences, three names. Speech names the server kind ("Sorry, the
+llama.cpp server did not answer in time."): an address read aloud helps no one.
+Titles name the kind and the host ("llama.cpp on 192.168.1.20"). Logs add the
+address. None of them, nor a form, ever shows a ``user:password@`` from the base
+URL: the credentials leave the URL before it goes anywhere else.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
+
+from .backend.servers import OPENAI, get_server_kind
+from .const import CONF_BASE_URL, CONF_SERVER_KIND
+
+HIDDEN_PASSWORD = "********"
+"""What a form shows instead of the password in a base URL."""
+
+
+def _netloc(parts: SplitResult, userinfo: str = "") -> str:
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{userinfo}{host}{port}"
+
+
+def _parts(url: str) -> SplitResult | None:
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    return parts if parts.hostname else None
+
+
+def address(url: str) -> str:
+    """host[:port] of a base URL, without credentials: for titles and logs."""
+    parts = _parts(url)
+    return _netloc(parts) if parts else "the configured address"
+
+
+def without_credentials(url: str) -> str:
+    """The base URL with any ``user:password@`` removed."""
+    parts = _parts(url)
+    if parts is None or not (parts.username or parts.password):
+        return url
+    return urlunsplit(parts._replace(netloc=_netloc(parts)))
+
+
+def basic_auth_header(url: str) -> str | None:
+    """The ``Authorization`` value for credentials in a base URL, if it has any.
+
+    A reverse proxy in front of a model server may want HTTP basic auth; the
+    credentials travel in this header instead of in a URL that logs may print.
+    """
+    parts = _parts(url)
+    if parts is None or parts.username is None:
+        return None
+    pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+def url_for_form(url: str) -> str:
+    """The base URL as a form may show it: the password replaced by asterisks."""
+    parts = _parts(url)
+    if parts is None or not parts.password:
+        return url
+    user = parts.username or ""
+    return urlunsplit(
+        parts._replace(netloc=_netloc(parts, f"{user}:{HIDDEN_PASSWORD}@"))
+    )
+
+
+def url_from_form(submitted: str, stored: str) -> str:
+    """Put the stored password back where the form showed asterisks."""
+    parts, old = _parts(submitted), _parts(stored)
+    if parts is None or old is None or parts.password != HIDDEN_PASSWORD:
+        return submitted
+    userinfo = f"{parts.username or ''}:{old.password or ''}@"
+    return urlunsplit(parts._replace(netloc=_netloc(parts, userinfo)))
+
+
+def spoken_name(data: Mapping[str, Any]) -> str:
+    """How speech names the server: its kind ("the llama.cpp server", "Ollama")."""
+    return get_server_kind(data.get(CONF_SERVER_KIND, "other")).spoken
+
+
+def default_title(data: Mapping[str, Any]) -> str:
+    """A readable entry title: "llama.cpp on 192.168.1.20", or just "OpenAI"."""
+    kind = get_server_kind(data.get(CONF_SERVER_KIND, "other"))
+    url = data.get(CONF_BASE_URL, "")
+    if kind is OPENAI and address(url) == address(OPENAI.default_base_url):
+        return kind.short
+    return f"{kind.short} on {address(url)}"
