@@ -312,6 +312,25 @@ def _connection_schema() -> vol.Schema:
     )
 
 
+# Options that count things: HA's number selector hands back floats (1024.0).
+WHOLE_NUMBER_OPTIONS = (
+    CONF_MAX_TOKENS,
+    CONF_MAX_TOOL_CALLS,
+    CONF_MAX_DEVICE_COMMANDS,
+    CONF_REQUEST_TIMEOUT,
+)
+
+
+def whole_numbers(options: dict[str, Any]) -> dict[str, Any]:
+    """The options with counts stored as ints, as the server and the UI expect."""
+    return {
+        key: int(value)
+        if key in WHOLE_NUMBER_OPTIONS and isinstance(value, float)
+        else value
+        for key, value in options.items()
+    }
+
+
 def valid_llm_apis(hass: HomeAssistant, selected: list[str] | str | None) -> list[str]:
     """Drop API ids that no longer exist (an uninstalled integration's API)."""
     if not selected:
@@ -361,7 +380,7 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
             user_input[CONF_LLM_HASS_API] = valid_llm_apis(
                 self.hass, user_input.get(CONF_LLM_HASS_API)
             )
-            self._options = user_input
+            self._options = whole_numbers(user_input)
             return await self.async_step_check()
 
         if self._is_new:

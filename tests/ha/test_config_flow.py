@@ -18,8 +18,13 @@ from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_LLM_HASS_API,
+    CONF_MAX_DEVICE_COMMANDS,
+    CONF_MAX_TOKENS,
+    CONF_MAX_TOOL_CALLS,
     CONF_MODEL,
+    CONF_REQUEST_TIMEOUT,
     CONF_SERVER_KIND,
+    CONF_TEMPERATURE,
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
@@ -351,3 +356,37 @@ async def test_stale_llm_api_ids_are_dropped(
     result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
     key = next(k for k in result["data_schema"].schema if k == CONF_LLM_HASS_API)
     assert key.description["suggested_value"] == [llm.LLM_API_ASSIST]
+
+
+async def test_counts_are_stored_as_whole_numbers(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """The number selector sends 1024.0; the agent stores 1024 (and sends it so)."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: "test-model",
+            CONF_TOOL_FORMAT: "auto",
+            CONF_MAX_TOKENS: 1024.0,
+            CONF_MAX_TOOL_CALLS: 12.0,
+            CONF_MAX_DEVICE_COMMANDS: 2.0,
+            CONF_REQUEST_TIMEOUT: 30.0,
+            CONF_TEMPERATURE: 0.5,
+        },
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
+    data = entry.subentries[subentry.subentry_id].data
+    for key, value in (
+        (CONF_MAX_TOKENS, 1024),
+        (CONF_MAX_TOOL_CALLS, 12),
+        (CONF_MAX_DEVICE_COMMANDS, 2),
+        (CONF_REQUEST_TIMEOUT, 30),
+    ):
+        assert data[key] == value
+        assert type(data[key]) is int, key
+    assert data[CONF_TEMPERATURE] == 0.5
