@@ -7,7 +7,7 @@ so Assist can hand text to TTS while the model is still writing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 from homeassistant.components import conversation
@@ -16,6 +16,7 @@ from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr, intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.util.ulid import ulid_now
 
 from . import compat
 from .backend.errors import BackendAuthError, BackendError
@@ -54,6 +55,8 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
+from .loop.transcript import result_text
+from .tools.api import async_record_call, drop_redundant_time
 
 
 async def async_setup_entry(
@@ -157,10 +160,11 @@ class ToolbeltAgent(conversation.ConversationEntity):
     ) -> None:
         runtime = self.entry.runtime_data
         llm_api = chat_log.llm_api
+        # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
         tools = (
             [
                 compat.tool_to_openai(tool, llm_api.custom_serializer)
-                for tool in llm_api.tools
+                for tool in drop_redundant_time(llm_api.tools)
             ]
             if llm_api
             else []
@@ -170,17 +174,33 @@ class ToolbeltAgent(conversation.ConversationEntity):
             dict(self.subentry.data),
             tool_role=self._state.get("tool_role", kind.tool_role),
         )
+        executor = HAExecutor(llm_api)
         loop = ToolLoop(
             runtime.backend,
-            HAExecutor(llm_api),
+            executor,
             settings,
             on_tool_role_rejected=self._tool_role_rejected,
             warn_once=self._warn_once,
         )
         events = loop.run(chat_log_messages(chat_log.content), tools)
+        # The turn's trace is keyed by the HA context, as our tools key theirs.
+        turn_id = user_input.context.id if user_input.context else ulid_now()
+
+        def traced(event: ResultOut) -> None:
+            if not executor.traces_itself(event.call):
+                async_record_call(
+                    self.hass,
+                    turn_id,
+                    tool=event.call.name,
+                    arguments=event.call.arguments,
+                    ok=not event.failed,
+                    latency_ms=event.duration * 1000,
+                    error=result_text(event.data) if event.failed else None,
+                )
+
         try:
             async for _content in chat_log.async_add_delta_content_stream(
-                self.entity_id, _chat_log_deltas(events)
+                self.entity_id, _chat_log_deltas(events, traced)
             ):
                 pass
         except BackendError as err:
@@ -208,9 +228,12 @@ def _spoken_error(
 
 
 async def _chat_log_deltas(
-    events: AsyncIterator[LoopEvent],
+    events: AsyncIterator[LoopEvent], on_result: Callable[[ResultOut], None]
 ) -> AsyncIterator[dict[str, Any]]:
-    """Loop events as ChatLog deltas; tool calls are external (the loop ran them)."""
+    """Loop events as ChatLog deltas; tool calls are external (the loop ran them).
+
+    Each result is also handed to ``on_result`` (the diagnostics trace).
+    """
     async for event in events:
         if isinstance(event, TextOut):
             yield {"content": event.text}
@@ -231,6 +254,7 @@ async def _chat_log_deltas(
                 ]
             }
         elif isinstance(event, ResultOut):
+            on_result(event)
             yield compat.tool_result_delta(
                 event.call.id,
                 event.call.name,

@@ -8,6 +8,7 @@ from . import compat
 from .loop.device_commands import is_device_command_name, is_read_only_name
 from .loop.executor import ToolOutcome
 from .toolcalls.model import ToolCall
+from .tools.api import is_toolbelt_tool
 
 
 class HAExecutor:
@@ -28,6 +29,10 @@ class HAExecutor:
         # A merged API wraps each tool in a NamespacedTool; look at the real one.
         inner = getattr(tool, "tool", None)
         return inner if isinstance(inner, llm.Tool) else tool
+
+    def traces_itself(self, call: ToolCall) -> bool:
+        """Our own tools write their diagnostics trace; HA's tools don't."""
+        return is_toolbelt_tool(self._tools.get(call.name))
 
     def is_read_only(self, call: ToolCall) -> bool:
         """Reads may run concurrently; anything else runs in emitted order."""

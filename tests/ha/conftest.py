@@ -7,7 +7,7 @@ from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentryData
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, llm
 from homeassistant.setup import async_setup_component
 import pytest
@@ -149,9 +149,12 @@ def agent_id(hass: HomeAssistant) -> str:
 async def async_converse(
     hass: HomeAssistant, text: str, conversation_id: str | None = None
 ) -> conversation.ConversationResult:
-    """Send one user utterance through HA's conversation API to our agent."""
+    """Send one user utterance through HA's conversation API to our agent.
+
+    With a context of its own, as HA's pipeline and HTTP API always give one.
+    """
     return await conversation.async_converse(
-        hass, text, conversation_id, None, agent_id=agent_id(hass)
+        hass, text, conversation_id, Context(), agent_id=agent_id(hass)
     )
 
 
@@ -182,7 +185,7 @@ async def async_converse_streamed(
         ),
     ):
         result = await conversation.async_converse(
-            hass, text, session.conversation_id, None, agent_id=agent_id(hass)
+            hass, text, session.conversation_id, Context(), agent_id=agent_id(hass)
         )
     return result, deltas
 

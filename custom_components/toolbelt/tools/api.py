@@ -293,6 +293,44 @@ def async_get_turn_record(hass: HomeAssistant, turn_id: str) -> TurnRecord | Non
 
 
 @callback
+def async_record_call(
+    hass: HomeAssistant,
+    turn_id: str,
+    *,
+    tool: str,
+    arguments: Mapping[str, Any],
+    ok: bool,
+    latency_ms: float,
+    error: str | None = None,
+) -> None:
+    """Trace a call our tools did not run (an Assist intent, a script, ...).
+
+    Diagnostics show every call of a turn; our own tools trace themselves with
+    their backend and action, so only the others come through here.
+    """
+    hub = hass.data.get(DATA_TOOLS)
+    if hub is None:
+        return
+    hub.traces.turn(turn_id).calls.append(
+        CallTrace(
+            tool=tool,
+            action=None,
+            backend=None,
+            started=now_iso(),
+            latency_ms=latency_ms,
+            ok=ok,
+            error=error,
+            arguments=dict(arguments),
+        )
+    )
+
+
+def is_toolbelt_tool(tool: llm.Tool | None) -> bool:
+    """Whether a (possibly namespaced) HA tool is one of ours."""
+    return tool is not None and isinstance(_unwrap(tool), ToolbeltLlmTool)
+
+
+@callback
 def async_get_tools_diagnostics(hass: HomeAssistant) -> dict[str, Any]:
     """Redacted settings summary and recent turns' tool traces."""
     hub = hass.data.get(DATA_TOOLS)
@@ -316,11 +354,7 @@ def drop_redundant_time(tools: Iterable[llm.Tool]) -> list[llm.Tool]:
     if should_offer_time(t.name for t in tools):
         return tools
     return [
-        t
-        for t in tools
-        if not (
-            isinstance(_unwrap(t), ToolbeltLlmTool) and _unwrap(t).tool is TIME_TOOL
-        )
+        t for t in tools if not (is_toolbelt_tool(t) and _unwrap(t).tool is TIME_TOOL)
     ]
 
 
@@ -336,7 +370,9 @@ __all__ = [
     "ToolbeltToolsAPI",
     "async_get_tools_diagnostics",
     "async_get_turn_record",
+    "async_record_call",
     "async_setup_tools_api",
     "drop_redundant_time",
+    "is_toolbelt_tool",
     "run_tool",
 ]
