@@ -77,10 +77,9 @@ def _tag_calls(
                     continue
             if strong:
                 body = text[body_start:body_end].strip()
+                # No closer (body_end == end) means generation stopped inside.
                 reason = (
-                    "call is truncated"
-                    if end == len(text)
-                    else "call is not valid JSON"
+                    "call is truncated" if body_end == end else _invalid_reason(body)
                 )
                 if not body:
                     found.append(Found(start, end, None))
@@ -89,6 +88,15 @@ def _tag_calls(
                         Found(start, end, RejectedCall("", text[start:end], reason))
                     )
     return found
+
+
+def _invalid_reason(body: str) -> str:
+    """Why a closed call block is refused, with the JSON reader's own words."""
+    try:
+        loads_loose(body)
+    except LooseJSONError as err:
+        return f"call is not valid JSON: {err}"
+    return "call is not a call object"
 
 
 def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
