@@ -3,7 +3,8 @@
 The pattern used to be ``\\d+\\.?\\d*``: with the dot optional, a run of digits
 splits between the two ``\\d`` in every possible way, so a ``fullmatch`` on
 20 kB of digits followed by a letter backtracked for seconds. Here the fraction
-is one optional group, which leaves a single way to read any digit run.
+is one optional group and every run is possessive: a digit run is read once
+and never given back, since no shorter reading can ever match.
 
 Python refuses to turn a string of more than ``sys.get_int_max_str_digits()``
 digits (4300 by default) into an ``int``. No tool argument is that long, so such
@@ -18,8 +19,8 @@ import sys
 
 __all__ = ["NUMBER", "NumberTooLongError", "int_fits", "read_number"]
 
-NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
-_INTEGER = re.compile(r"[-+]?\d+")
+NUMBER = re.compile(r"[-+]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][-+]?\d++)?")
+_INTEGER = re.compile(r"[-+]?\d++")
 
 
 class NumberTooLongError(ValueError):
