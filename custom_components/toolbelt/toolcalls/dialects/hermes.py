@@ -28,6 +28,7 @@ from ..model import (
 from ..prompting import result_text, tools_json_lines
 from ..scan import (
     json_calls_at,
+    json_error_at,
     leading_json_calls,
     skip_ws,
     tag_blocks,
@@ -79,7 +80,9 @@ def _tag_calls(
                 body = text[body_start:body_end].strip()
                 # No closer (body_end == end) means generation stopped inside.
                 reason = (
-                    "call is truncated" if body_end == end else _invalid_reason(body)
+                    "call is truncated"
+                    if body_end == end
+                    else _invalid_reason(text, pos, body_end)
                 )
                 if not body:
                     found.append(Found(start, end, None))
@@ -90,13 +93,10 @@ def _tag_calls(
     return found
 
 
-def _invalid_reason(body: str) -> str:
-    """Why a closed call block is refused, with the JSON reader's own words."""
-    try:
-        loads_loose(body)
-    except LooseJSONError as err:
-        return f"call is not valid JSON: {err}"
-    return "call is not a call object"
+def _invalid_reason(text: str, pos: int, limit: int) -> str:
+    """Why a closed call block is refused, in the JSON reader's words if it has some."""
+    why = json_error_at(text, pos, limit)
+    return f"call is not valid JSON: {why}" if why else "call is not valid JSON"
 
 
 def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
