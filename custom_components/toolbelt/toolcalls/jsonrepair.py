@@ -3,11 +3,12 @@
 The ladder is strict ``json`` first (fast, C), then our own tolerant parser for
 the slips models make (single quotes, trailing commas, unquoted keys, bareword
 values, Python literals, one missing or extra closing brace, missing commas
-between items), then ``json5`` for the rest. A value that stops in the middle
-(an open string, a dangling ``:``) is truncated, never repaired: dispatching a
-guess would be worse than reporting the failure. A value nested deeper than
-``MAX_DEPTH`` or holding an integer Python cannot convert is refused with that
-reason by every rung, strict ``json`` included.
+between items), then ``json5`` for the rest, in small doses (it is pure Python
+and slow). A value that stops in the middle (an open string, a dangling ``:``)
+is truncated, never repaired: dispatching a guess would be worse than reporting
+the failure. A value nested deeper than ``MAX_DEPTH`` or holding an integer
+Python cannot convert is refused with that reason by every rung, strict
+``json`` included.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ class _RefusedError(LooseJSONError):
 
 # Tool-call JSON is shallow; deeper nesting is garbage (or an attack).
 MAX_DEPTH = 64
-# json5 is pure Python, ~40 µs per character on a list of numbers: one value
-# may spend this much of it, and one reply (``json5_budget``) this much in all.
-_JSON5_LIMIT = 2_000
+# json5 is pure Python, ~45 µs per character on a list of numbers: one value,
+# and one reply in all (``json5_budget``), may spend this much of it (~45 ms).
+_JSON5_LIMIT = 1_000
 _JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=None)
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
@@ -319,7 +320,7 @@ def _spend_json5(size: int) -> None:
 
 
 @contextmanager
-def json5_budget(chars: int = 2 * _JSON5_LIMIT) -> Iterator[None]:
+def json5_budget(chars: int = _JSON5_LIMIT) -> Iterator[None]:
     """Let every ``loads_loose`` inside share ``chars`` characters of json5.
 
     Meant around one reply's parse, so hundreds of small values that each need
