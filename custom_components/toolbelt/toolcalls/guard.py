@@ -21,7 +21,7 @@ import functools
 import logging
 from typing import TYPE_CHECKING
 
-from .jsonrepair import json5_budget
+from .jsonrepair import end_json5_budget, start_json5_budget
 from .model import ParseResult, RejectedCall
 from .sanitize import clean
 
@@ -67,9 +67,9 @@ def guard_parse(parse: Parse) -> Parse:
                 " are not read for tool calls"
             )
             return refused(text, reason, self.name, shown=limit)
+        token = start_json5_budget()  # inline, not a ``with``: this runs per member
         try:
-            with json5_budget():
-                return parse(self, text, catalog)
+            return parse(self, text, catalog)
         except Exception as err:  # the one place a parse may fail
             _LOGGER.warning(
                 "The %s parser failed on a %d-character reply: %s: %.200s",
@@ -81,6 +81,8 @@ def guard_parse(parse: Parse) -> Parse:
             _LOGGER.debug("Parser failure", exc_info=True)
             reason = f"the reply could not be parsed ({type(err).__name__})"
             return refused(text, reason, self.name, shown=len(text))
+        finally:
+            end_json5_budget(token)
 
     guarded.guarded = True  # type: ignore[attr-defined]
     return guarded

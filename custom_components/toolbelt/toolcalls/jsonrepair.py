@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 import json
 import re
 from typing import Any
@@ -28,11 +28,13 @@ __all__ = [
     "LooseJSONError",
     "TruncatedJSONError",
     "decode_arguments",
+    "end_json5_budget",
     "find_json_end",
     "json5_budget",
     "loads_loose",
     "scan_json",
     "skip_stray_closer",
+    "start_json5_budget",
     "try_loads_loose",
 ]
 
@@ -319,21 +321,29 @@ def _spend_json5(size: int) -> None:
     left[0] -= size
 
 
-@contextmanager
-def json5_budget(chars: int = _JSON5_LIMIT) -> Iterator[None]:
-    """Let every ``loads_loose`` inside share ``chars`` characters of json5.
+def start_json5_budget(chars: int = _JSON5_LIMIT) -> Token | None:
+    """Let every ``loads_loose`` until ``end_json5_budget`` share ``chars`` of json5.
 
     Meant around one reply's parse, so hundreds of small values that each need
-    json5 cannot add up to seconds. Nested uses keep the outer budget.
+    json5 cannot add up to seconds. Inside an open budget, nothing changes.
     """
-    if _JSON5_LEFT.get() is not None:
-        yield
-        return
-    token = _JSON5_LEFT.set([chars])
+    return _JSON5_LEFT.set([chars]) if _JSON5_LEFT.get() is None else None
+
+
+def end_json5_budget(token: Token | None) -> None:
+    """Close what ``start_json5_budget`` opened (a no-op for a nested start)."""
+    if token is not None:
+        _JSON5_LEFT.reset(token)
+
+
+@contextmanager
+def json5_budget(chars: int = _JSON5_LIMIT) -> Iterator[None]:
+    """``start_json5_budget``/``end_json5_budget`` as a ``with`` block."""
+    token = start_json5_budget(chars)
     try:
         yield
     finally:
-        _JSON5_LEFT.reset(token)
+        end_json5_budget(token)
 
 
 def try_loads_loose(text: str, default: Any = None) -> Any:
