@@ -1,11 +1,17 @@
 """Tool-call parsing speed: per-reply cost over the corpus, worst-case inputs, streaming.
 
-Run: ``.venv/bin/python bench/toolcalls_bench.py``. Prints the median and p99
+Run: ``.venv/bin/python -m bench.toolcalls_bench``. Prints the median and p99
 parse time of the ``auto`` chain per corpus reply (targets: median < 50 µs for
 replies under 2 kB), the time for 1 MB adversarial inputs (target < 100 ms,
 i.e. no catastrophic backtracking or per-block rescans), ``clean()`` on 1 MB of
-reasoning blocks, and the streaming detector's cost per chunk.
-Times are this thread's CPU time, so other load on the machine does not skew them.
+reasoning blocks, and the streaming detector's cost per chunk and per 64 kB of
+hostile stream (linear: the same per kB at any length).
+
+In use, replies over ``guard.MAX_REPLY_CHARS`` (256,000) are refused unread;
+the 1 MB figures lift that bound to measure the scans themselves, and one line
+shows the bound at work. A case that raises prints ``RAISES`` (the parser must
+never raise). Times are this thread's CPU time, so other load on the machine
+does not skew them.
 """
 
 from __future__ import annotations
@@ -19,7 +25,12 @@ import time
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from custom_components.toolbelt.toolcalls import Catalog, resolve_dialect  # noqa: E402
+from custom_components.toolbelt.toolcalls import (  # noqa: E402
+    Catalog,
+    get_dialect,
+    guard,
+    resolve_dialect,
+)
 from custom_components.toolbelt.toolcalls.sanitize import clean  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -81,16 +92,83 @@ ADVERSARIAL = {
 }
 
 
+def _repeat(block: str) -> str:
+    """``block`` repeated to about 1 MB."""
+    return block * max(1, MB // len(block))
+
+
+LONG_INT = "9" * 4301  # one digit over Python's int-string limit
+_CALL = (
+    '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}</tool_call>'
+)
+_NESTED = "HassTurnOn(name=" + "[" * 600 + "]" * 600 + ")"
+# Issue 10: inputs that raised or went quadratic, each grown to 1 MB.
+HOSTILE = {
+    "digit run + letter": '<tool_call>{"name": "HassTurnOn", "arguments": {"name": '
+    + "1" * MB
+    + "x}}</tool_call>",
+    "4301-digit ints, JSON": _repeat(
+        '<tool_call>{"name": "HassLightSet", "arguments": {"brightness": '
+        + LONG_INT
+        + "}}</tool_call>\n"
+    ),
+    "4301-digit ints, XML": _repeat(
+        "<tool_call><function=HassLightSet><parameter=brightness>"
+        + LONG_INT
+        + "</parameter></function></tool_call>\n"
+    ),
+    "4301-digit ints, python": "["
+    + ", ".join([f"HassLightSet(brightness={LONG_INT})"] * (MB // 4330))
+    + "]",
+    "[ x16000 blocks": _repeat("[" * 16_000 + "]" * 16_000 + "\n"),
+    "600 nested lists, python": "[" + ", ".join([_NESTED] * (MB // 1220)) + "]",
+    "functions. x1000 (reply)": "functions." * (MB // 10) + "HassTurnOn({})",
+    "functions. x1000 (tags)": _repeat(
+        "<tool_call>" + "functions." * 1000 + "HassTurnOn({})</tool_call>\n"
+    ),
+    "lone surrogates": _repeat("\ud800 " + _CALL + " \udfff\n"),
+    "json5 comments": _repeat(_CALL.replace("}}", "} /* c */}") + "\n"),
+    # json5's slowest input (~45 µs a character): numbers in a list.
+    "json5 comment + list": _repeat(
+        _CALL.replace("}}", ', "n": /* c */ [' + "1," * 200 + "]}}") + "\n"
+    ),
+}
+
+
+def _parse_ms(dialect, text: str, catalog: Catalog) -> str:
+    start = time.thread_time()
+    try:
+        dialect.parse(text, catalog)
+    except Exception as err:  # the parser must never raise; say so if it does
+        return f"RAISES {type(err).__name__}"
+    return f"{(time.thread_time() - start) * 1000:8.1f} ms"
+
+
 def bench_adversarial(auto, catalog: Catalog) -> None:
-    print("1 MB adversarial inputs (target < 100 ms each):")
-    worst = 0.0
-    for label, text in ADVERSARIAL.items():
+    limit = guard.MAX_REPLY_CHARS
+    guard.MAX_REPLY_CHARS = 2 * MB  # measure the scans, not the bound
+    try:
+        for title, cases in (
+            ("1 MB adversarial inputs (target < 100 ms each):", ADVERSARIAL),
+            ("1 MB hostile inputs, issue 10 (target < 100 ms each):", HOSTILE),
+        ):
+            print(title)
+            for label, text in cases.items():
+                print(f"  {label:26s} {_parse_ms(auto, text, catalog)}")
+    finally:
+        guard.MAX_REPLY_CHARS = limit
+    print(f"With the bound in use ({limit:,} characters):")
+    print(
+        f"  {'1 MB reply, refused':26s} {_parse_ms(auto, ADVERSARIAL['prose'], catalog)}"
+    )
+    worst, worst_label = 0.0, ""
+    for label, text in {**ADVERSARIAL, **HOSTILE}.items():
         start = time.thread_time()
-        auto.parse(text, catalog)
+        auto.parse(text[:limit], catalog)
         elapsed = (time.thread_time() - start) * 1000
-        worst = max(worst, elapsed)
-        print(f"  {label:24s} {elapsed:8.1f} ms")
-    print(f"  worst                    {worst:8.1f} ms")
+        if elapsed > worst:
+            worst, worst_label = elapsed, label
+    print(f"  {'worst input cut to bound':26s} {worst:8.1f} ms ({worst_label})")
 
 
 # clean() alone: in ``auto`` the gpt_oss member stops at 64 harmony blocks.
@@ -132,6 +210,38 @@ def bench_detector(auto, catalog: Catalog) -> None:
         print(f"detector {label:5s} {size}-char chunks: {per_chunk:6.2f} µs per chunk")
 
 
+KB64 = 64_000
+# Streams that were searched from the start for every chunk (ReAct: 23 s).
+STREAMS = {
+    "ReAct scratchpad": (
+        "react",
+        "Thought: look it up\nAction: web_search\n"
+        + "Action Input: a long scratchpad line\n" * (KB64 // 37),
+    ),
+    "ReAct one long line": ("react", "Thought: " + "x" * KB64),
+    "ReAct final answer": (
+        "react",
+        "Thought: done\nFinal Answer: " + "The light is on. " * (KB64 // 17),
+    ),
+    "tag prefixes, then call": ("hermes", "a <tool_ca " * (KB64 // 11) + _CALL),
+    "leading whitespace": ("hermes", " \n" * (KB64 // 2) + "Hello."),
+    "line of spaces": ("hermes", "Hello.\n" + " " * KB64),
+}
+
+
+def bench_detector_hostile(catalog: Catalog) -> None:
+    print("detector on 64 kB hostile streams, 4-char chunks (linear: same per kB):")
+    for label, (dialect, text) in STREAMS.items():
+        chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+        start = time.thread_time()
+        detector = get_dialect(dialect).detector(names=catalog.names)
+        for chunk in chunks:
+            detector.feed(chunk)
+        detector.finish()
+        elapsed = (time.thread_time() - start) * 1000 * KB64 / len(text)
+        print(f"  {dialect:6s} {label:24s} {elapsed:8.1f} ms per 64 kB")
+
+
 def main() -> None:
     catalog = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
     auto = resolve_dialect("auto")
@@ -139,6 +249,7 @@ def main() -> None:
     bench_adversarial(auto, catalog)
     bench_clean()
     bench_detector(auto, catalog)
+    bench_detector_hostile(catalog)
 
 
 if __name__ == "__main__":

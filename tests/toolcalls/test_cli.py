@@ -77,3 +77,39 @@ def test_cli_usage_and_missing_catalog() -> None:
     proc = _run([], "/nonexistent/tools.json")
     assert proc.returncode == 2
     assert "cannot read" in proc.stderr
+
+
+def test_cli_answers_every_hostile_line() -> None:
+    call = (
+        '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "desk"}}</tool_call>'
+    )
+    lines = [
+        json.dumps({"text": "hi \ud800 there"}),  # a lone surrogate (as an escape)
+        json.dumps({"text": "[" * 16_000}),
+        "[" * 16_000,  # not an object, and too deep for json
+        json.dumps({"text": "[HassTurnOn(name=" + "[" * 600 + "]" * 600 + ")]"}),
+        json.dumps({"text": f"[HassLightSet(brightness={'9' * 4301})]"}),
+        json.dumps({"text": "functions." * 1000 + "HassTurnOn({})"}),
+        json.dumps({"text": "\udfff" + call}),
+    ]
+    raw = "".join(line + "\n" for line in lines).encode("utf-8")
+    raw += b'{"text": "bad \xed\xa0\x80 bytes"}\n'  # not UTF-8 at all
+    proc = subprocess.run(
+        [sys.executable, "-m", "custom_components.toolbelt.toolcalls", str(TOOLS)],
+        input=raw,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()]
+    assert len(out) == len(lines) + 1
+    assert out[0] == {"calls": [], "content": "hi \ud800 there"}
+    assert out[1]["calls"] == []
+    assert "error" in out[2]
+    assert "nested deeper than 64" in out[3]["rejected"][0]["reason"]
+    assert "4301 digits" in out[4]["rejected"][0]["reason"]
+    assert out[5]["calls"] == []
+    assert out[6]["calls"][0]["arguments"] == {"name": "desk"}
+    assert out[7]["content"] == "bad \ufffd\ufffd\ufffd bytes"

@@ -13,6 +13,7 @@ import time
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
+from custom_components.toolbelt.toolcalls import guard
 from custom_components.toolbelt.toolcalls.registry import get_dialect
 from tests.toolcalls.dialect_helpers import calls, catalog, parse
 
@@ -174,7 +175,8 @@ FLOODS = {
 
 
 @pytest.mark.parametrize("dialect", sorted(FLOODS))
-def test_a_megabyte_of_markers_is_refused_quickly(dialect):
+def test_a_megabyte_of_markers_is_refused_quickly(dialect, monkeypatch):
+    monkeypatch.setattr(guard, "MAX_REPLY_CHARS", 2_000_000)  # reach the scans
     marker = FLOODS[dialect]
     text = marker * (1_000_000 // len(marker))
     get_dialect(dialect).parse("warm-up", catalog())

@@ -2,7 +2,8 @@
 
 Each timed case was quadratic (or unbounded) once and took seconds at these
 sizes; now it takes milliseconds. The bound is generous (a loaded 2-core box)
-so the tests cannot flake, yet the old code could not meet it.
+so the tests cannot flake, yet the old code could not meet it. The megabyte
+cases lift the reply limit (``guard.MAX_REPLY_CHARS``) to reach the scans.
 """
 
 from __future__ import annotations
@@ -12,12 +13,27 @@ import time
 
 import pytest
 
-from custom_components.toolbelt.toolcalls import fences
+from custom_components.toolbelt.toolcalls import (
+    ChainDialect,
+    Dialect,
+    LooseJSONError,
+    StreamDetector,
+    fences,
+    guard,
+    loads_loose,
+)
 from custom_components.toolbelt.toolcalls.fences import find_fences
+from custom_components.toolbelt.toolcalls.numbers import read_number
+from custom_components.toolbelt.toolcalls.registry import (
+    dialect_names,
+    get_dialect,
+    resolve_dialect,
+)
 from custom_components.toolbelt.toolcalls.sanitize import clean
 from custom_components.toolbelt.toolcalls.scan import MAX_BLOCKS, leading_json_calls
+from custom_components.toolbelt.toolcalls.schema import coerce_text_value, coerce_value
 
-from .dialect_helpers import catalog, parse
+from .dialect_helpers import calls, catalog, expect, parse, parse_auto
 
 BOUND = 1.0  # seconds; the real figures are tens of milliseconds
 HARMONY = "<|channel|>analysis<|message|>thinking<|end|>"
@@ -108,9 +124,241 @@ def test_a_megabyte_of_empty_json_lists_is_read_only_so_far():
     assert elapsed < BOUND, f"{elapsed:.2f}s"
 
 
-def test_a_megabyte_long_python_string_is_refused_quickly():
+def test_a_megabyte_long_python_string_is_refused_quickly(monkeypatch):
+    monkeypatch.setattr(guard, "MAX_REPLY_CHARS", 2_000_000)
     text = "[HassTurnOn(name='" + "a" * 1_000_000
     parse("pythonic", "warm-up")
     result, elapsed = _timed(parse, "pythonic", text)
     assert result.calls == []
     assert elapsed < BOUND, f"{elapsed:.2f}s"
+
+
+# -- Hostile input never raises and stays cheap (issue 10) --------------------
+# These assert behaviour only; the timings are in bench/toolcalls_bench.py.
+
+DIGITS_THEN_LETTER = "1" * 50_000 + "x"
+LONG_INT = "9" * 4301  # one digit over Python's int-string limit
+HERMES_CALL = (
+    '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}</tool_call>'
+)
+
+
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [("12", 12), ("-3", -3), ("+4", 4), ("1.5e3", 1500.0), ("12.", 12.0), (".5", 0.5)],
+)
+def test_numbers_still_read(word, value):
+    number = read_number(word)
+    assert number == value
+    assert type(number) is type(value)
+
+
+def test_a_digit_run_then_a_letter_is_a_word_not_a_number():
+    # The old number pattern backtracked quadratically here: 20 kB took ~10 s.
+    assert read_number(DIGITS_THEN_LETTER) is None
+    assert loads_loose('{"a": ' + DIGITS_THEN_LETTER + "}") == {"a": DIGITS_THEN_LETTER}
+    assert coerce_value({"type": "integer"}, DIGITS_THEN_LETTER) == DIGITS_THEN_LETTER
+    gemma = parse(
+        "gemma",
+        f"<|tool_call>call:HassLightSet{{brightness:{DIGITS_THEN_LETTER}}}<tool_call|>",
+    )
+    assert gemma.calls[0].arguments == {"brightness": DIGITS_THEN_LETTER}
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("pythonic", f"[HassLightSet(brightness={LONG_INT})]"),
+        (
+            "hermes",
+            '<tool_call>{"name": "HassLightSet", "arguments": {"brightness": '
+            + LONG_INT
+            + "}}</tool_call>",
+        ),
+        (
+            "gemma",
+            f"<|tool_call>call:HassLightSet{{brightness:{LONG_INT}}}<tool_call|>",
+        ),
+    ],
+)
+def test_an_integer_beyond_pythons_limit_is_refused_with_the_reason(dialect, text):
+    for result in (parse(dialect, text), parse_auto(text)):
+        assert result.calls == []
+        assert "4301 digits" in result.rejected[0].reason
+
+
+def test_a_huge_hex_literal_in_a_python_call_is_refused():
+    # ast builds hex ints of any size, but str() of one fails later (json.dumps).
+    result = parse("pythonic", "[HassLightSet(brightness=0x" + "f" * 4000 + ")]")
+    assert result.calls == []
+    assert result.rejected[0].name == "HassLightSet"
+
+
+def test_an_over_long_integer_in_an_xml_parameter_stays_text():
+    # XML parameters are text: a value that does not convert is kept as it is
+    # (like "very bright"), and validation tells the model the type is wrong.
+    text = (
+        "<tool_call><function=HassLightSet><parameter=brightness>"
+        f"{LONG_INT}</parameter></function></tool_call>"
+    )
+    result = parse("qwen3_coder_xml", text)
+    assert result.calls[0].arguments == {"brightness": LONG_INT}
+    assert coerce_text_value({"type": "integer"}, LONG_INT) == LONG_INT
+
+
+HOSTILE = {
+    "open brackets": "[" * 16_000,
+    "balanced brackets": "[" * 16_000 + "]" * 16_000,
+    "nested objects": '{"a":' * 16_000 + "1" + "}" * 16_000,
+    "600 lists in a python call": "[HassTurnOn(name=" + "[" * 600 + "]" * 600 + ")]",
+    "600 lists in JSON arguments": '<tool_call>{"name": "HassTurnOn", "arguments":'
+    ' {"name": ' + "[" * 600 + "]" * 600 + "}}</tool_call>",
+    "functions. x1000": "functions." * 1000 + "HassTurnOn({})",
+    "functions. x1000 in a tag": "<tool_call>"
+    + "functions." * 1000
+    + "HassTurnOn({})</tool_call>",
+    "long int in python": f"[HassLightSet(brightness={LONG_INT})]",
+    "long int in xml": "<tool_call><function=HassLightSet><parameter=brightness>"
+    f"{LONG_INT}</parameter></function></tool_call>",
+    "lone surrogates": "\ud800 <tool_call>\udfff" + HERMES_CALL + "\ud83d",
+}
+
+
+@pytest.mark.parametrize("dialect", ["auto", *dialect_names()])
+def test_no_dialect_raises_on_hostile_input(dialect):
+    for label, text in HOSTILE.items():
+        result = resolve_dialect(dialect).parse(text, catalog())
+        # The guard would have turned an exception into this reason.
+        failed = [r for r in result.rejected if "could not be parsed" in r.reason]
+        assert not failed, f"{dialect} on {label}: {failed[0].reason}"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "label"),
+    [
+        ("pythonic", "600 lists in a python call"),
+        ("hermes", "600 lists in JSON arguments"),
+    ],
+)
+def test_deep_nesting_in_arguments_is_refused_with_the_reason(dialect, label):
+    for result in (parse(dialect, HOSTILE[label]), parse_auto(HOSTILE[label])):
+        assert result.calls == []
+        assert "nested deeper than 64 levels" in result.rejected[0].reason
+
+
+def test_a_call_between_lone_surrogates_is_still_found():
+    result = parse_auto(HOSTILE["lone surrogates"])
+    assert calls(result) == expect(("HassTurnOn", {"name": "kitchen"}))
+
+
+class _Broken(Dialect):
+    """Stands in for a parser bug."""
+
+    name = "broken"
+
+    def parse(self, text, catalog):
+        raise RecursionError("maximum recursion depth exceeded")
+
+
+def test_a_parser_that_raises_gives_a_refusal_and_keeps_the_text():
+    result = _Broken().parse("<think>hm</think>The light is on.", catalog())
+    assert result.calls == []
+    assert result.rejected[0].reason == "the reply could not be parsed (RecursionError)"
+    assert result.content == "The light is on."
+    assert result.reasoning == "hm"
+
+
+def test_a_member_that_raises_does_not_stop_the_chain():
+    chain = ChainDialect([_Broken(), get_dialect("hermes")])
+    result = chain.parse(HERMES_CALL, catalog())
+    assert calls(result) == expect(("HassTurnOn", {"name": "kitchen"}))
+
+
+def test_a_reply_over_the_limit_is_refused_unread_and_kept(monkeypatch):
+    monkeypatch.setattr(guard, "MAX_REPLY_CHARS", 200)
+    text = "x" * 300 + HERMES_CALL
+    result = parse_auto(text)
+    assert result.calls == []
+    assert "not read for tool calls" in result.rejected[0].reason
+    assert result.rejected[0].raw == text
+    assert result.content == "x" * 200
+    assert parse_auto("x" * (200 - len(HERMES_CALL)) + HERMES_CALL).calls
+
+
+def test_the_default_limit_refuses_a_runaway_reply():
+    result = parse_auto("The light is on. " * 20_000)
+    assert "340,000 characters" in result.rejected[0].reason
+
+
+def test_json5_is_shared_out_per_reply():
+    # json5 is ~40 µs a character; 200 values that each need it were seconds.
+    block = (
+        '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "kitchen"}'
+        " /* c */}</tool_call>\n"
+    )
+    result = parse("hermes", block * 200)
+    assert 5 < len(result.calls) < 200
+    assert "json5 budget spent" in result.rejected[-1].reason
+    assert parse("hermes", block).calls
+
+
+def test_one_value_gets_a_bounded_amount_of_json5():
+    assert loads_loose("// comment\n{a: 0x10}") == {"a": 16}
+    with pytest.raises(LooseJSONError, match="characters"):
+        loads_loose("{a: 0x10, // c\n" + "b: 2, " * 400 + "}")
+
+
+# -- Streaming: each chunk costs its own length ---------------------------------
+# What the detector searches again on every chunk (``_buf``) stays bounded.
+
+HELD_BOUND = 128
+
+
+def _stream(text: str, size: int) -> tuple[str, int, StreamDetector]:
+    detector = resolve_dialect("auto").detector(names=catalog().names)
+    out: list[str] = []
+    held = 0
+    for i in range(0, len(text), size):
+        out.append(detector.feed(text[i : i + size]))
+        held = max(held, len(detector._buf))
+    out.append(detector.finish())
+    return "".join(out), held, detector
+
+
+def test_a_long_react_scratchpad_then_final_answer():
+    # Was 23 s for 64 kB: the whole scratchpad was searched again per chunk.
+    text = "Thought: " + "x" * 64_000 + "\nFinal   Answer: It is on."
+    released, held, detector = _stream(text, 3)
+    assert released == "It is on."
+    assert held <= HELD_BOUND
+    assert not detector.holding
+
+
+def test_a_long_react_scratchpad_then_observation_holds():
+    text = "Thought: look\nAction: web_search\n" + "y " * 32_000 + "\nObservation: z"
+    released, held, detector = _stream(text, 1)
+    assert released == ""
+    assert held <= HELD_BOUND
+    assert detector.holding
+
+
+def test_leading_whitespace_waits_aside_and_is_released_with_the_reply():
+    text = " \n" * 32_000 + "Hello."
+    released, held, _ = _stream(text, 4)
+    assert released == text
+    assert held <= HELD_BOUND
+
+
+def test_a_line_of_spaces_is_released_once_it_cannot_be_indentation():
+    text = "Hello.\n" + " " * 64_000 + "there"
+    released, held, _ = _stream(text, 4)
+    assert released == text
+    assert held <= HELD_BOUND
+
+
+def test_prose_full_of_tag_prefixes_then_a_call():
+    prose = "a <tool_ca " * 6_000
+    released, held, detector = _stream(prose + HERMES_CALL, 4)
+    assert released == prose
+    assert held <= HELD_BOUND
+    assert detector.holding

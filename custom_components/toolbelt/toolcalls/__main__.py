@@ -4,8 +4,11 @@
 
 TOOLS.json is an OpenAI ``tools`` list (the catalog). Each stdin line is
 ``{"text": "..."}``; each output line is ``{"calls": [{"id", "name",
-"arguments"}], "content": "..."}`` from the ``auto`` chain. A bad line gives
-``{"error": "..."}`` and the run continues.
+"arguments"}], "content": "..."}`` from the ``auto`` chain, plus ``"rejected":
+[{"name", "reason"}]`` when call markup was refused. A bad line gives
+``{"error": "..."}`` and the run continues: every non-blank line is answered.
+Bytes that are not UTF-8 are read as U+FFFD; text that cannot be written as
+UTF-8 (a lone surrogate) is written with ``\\u`` escapes instead.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def _load_catalog(path: str) -> Catalog:
 def _handle(line: str, catalog: Catalog, dialect) -> dict:
     try:
         item = json.loads(line)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         return {"error": f"input is not JSON: {err}"}
     if not isinstance(item, dict) or not isinstance(item.get("text"), str):
         return {"error": 'each input line must be an object with a "text" string'}
@@ -41,13 +44,26 @@ def _handle(line: str, catalog: Catalog, dialect) -> dict:
         result = dialect.parse(item["text"], catalog)
     except Exception as err:  # report and keep going
         return {"error": f"{type(err).__name__}: {err}"}
-    return {
+    answer: dict = {
         "calls": [
             {"id": call.id, "name": call.name, "arguments": call.arguments}
             for call in result.calls
         ],
         "content": result.content,
     }
+    if result.rejected:
+        answer["rejected"] = [
+            {"name": r.name, "reason": r.reason} for r in result.rejected
+        ]
+    return answer
+
+
+def _write(stdout: TextIO, answer: dict) -> None:
+    """One JSON line; ``\\u`` escapes when the text is not valid UTF-8."""
+    try:
+        stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    except UnicodeEncodeError:
+        stdout.write(json.dumps(answer) + "\n")
 
 
 def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -64,12 +80,11 @@ def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     for line in stdin:
         if not line.strip():
             continue
-        stdout.write(
-            json.dumps(_handle(line, catalog, dialect), ensure_ascii=False) + "\n"
-        )
+        _write(stdout, _handle(line, catalog, dialect))
         stdout.flush()
     return 0
 
 
 if __name__ == "__main__":
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
     sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr))

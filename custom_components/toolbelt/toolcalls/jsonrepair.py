@@ -3,27 +3,38 @@
 The ladder is strict ``json`` first (fast, C), then our own tolerant parser for
 the slips models make (single quotes, trailing commas, unquoted keys, bareword
 values, Python literals, one missing or extra closing brace, missing commas
-between items), then ``json5`` for the rest. A value that stops in the middle
-(an open string, a dangling ``:``) is truncated, never repaired: dispatching a
-guess would be worse than reporting the failure.
+between items), then ``json5`` for the rest, in small doses (it is pure Python
+and slow). A value that stops in the middle (an open string, a dangling ``:``)
+is truncated, never repaired: dispatching a guess would be worse than reporting
+the failure. A value nested deeper than ``MAX_DEPTH`` or holding an integer
+Python cannot convert is refused with that reason by every rung, strict
+``json`` included.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
 import json
 import re
 from typing import Any
 
 import json5
 
+from .numbers import NumberTooLongError, read_number
+
 __all__ = [
     "LooseJSONError",
     "TruncatedJSONError",
     "decode_arguments",
+    "end_json5_budget",
     "find_json_end",
+    "json5_budget",
     "loads_loose",
     "scan_json",
     "skip_stray_closer",
+    "start_json5_budget",
     "try_loads_loose",
 ]
 
@@ -36,9 +47,16 @@ class TruncatedJSONError(LooseJSONError):
     """The text stops in the middle of a value; it must not be dispatched."""
 
 
+class _RefusedError(LooseJSONError):
+    """Readable, but not what a call may carry; no later rung is tried."""
+
+
 # Tool-call JSON is shallow; deeper nesting is garbage (or an attack).
 MAX_DEPTH = 64
-_JSON5_LIMIT = 64_000
+# json5 is pure Python, ~45 µs per character on a list of numbers: one value,
+# and one reply in all (``json5_budget``), may spend this much of it (~45 ms).
+_JSON5_LIMIT = 1_000
+_JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=None)
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
 _BARE_RE = re.compile(r"[^,:\]}\n\r\t ]*")
@@ -49,7 +67,6 @@ _VALUE_START = frozenset("{[,:")
 _JSON5_ONLY = re.compile(r"//|/\*|0[xX][0-9a-fA-F]|Infinity|NaN|\\\n")
 _WS = " \t\r\n"
 _CLOSER = {"{": "}", "[": "]"}
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LITERALS = {
     "true": True,
     "false": False,
@@ -103,7 +120,7 @@ class _Lenient:
         self.pos += 1
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise LooseJSONError("nested too deeply")
+            raise _RefusedError(f"nested deeper than {MAX_DEPTH} levels")
         result: Any = {} if opener == "{" else []
         expect_item = True
         while True:
@@ -202,10 +219,11 @@ class _Lenient:
         self.pos = pos
         if word in _LITERALS:
             return _LITERALS[word]
-        if _NUMBER.fullmatch(word):
-            number = float(word)
-            if re.fullmatch(r"[-+]?\d+", word):
-                return int(word)
+        try:
+            number = read_number(word)
+        except NumberTooLongError as err:
+            raise _RefusedError(str(err)) from None
+        if number is not None:
             return number
         if not self.depth:
             raise LooseJSONError(f"bare word {word!r} is not a JSON value")
@@ -247,26 +265,85 @@ def loads_loose(text: str) -> Any:
     ``LooseJSONError`` when it cannot be read at all.
     """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (ValueError, TypeError, RecursionError):
         pass
+    else:
+        return _shallow(value, text)
     stripped = text.strip()
     if not stripped:
         raise LooseJSONError("empty text")
     try:
         return _lenient(stripped)
-    except TruncatedJSONError:
+    except (TruncatedJSONError, _RefusedError):
         raise
     except (LooseJSONError, RecursionError):
         pass
-    # json5 is slow (pure Python) and only adds comments, hex numbers,
-    # Infinity/NaN and line continuations over the steps above.
-    if len(stripped) > _JSON5_LIMIT or not _JSON5_ONLY.search(stripped):
+    # json5 only adds comments, hex numbers, Infinity/NaN and line
+    # continuations over the steps above.
+    if not _JSON5_ONLY.search(stripped):
         raise LooseJSONError("not JSON, even with repairs")
+    _spend_json5(len(stripped))
     try:
-        return json5.loads(stripped)
+        value = json5.loads(stripped)
     except Exception as err:
         raise LooseJSONError(f"not JSON: {err}") from None
+    return _shallow(value, stripped)
+
+
+def _shallow(value: Any, text: str) -> Any:
+    """``value``, unless it nests deeper than ``MAX_DEPTH`` (checked without recursion)."""
+    if not isinstance(value, (dict, list)) or (
+        text.count("[") + text.count("{") <= MAX_DEPTH
+    ):
+        return value
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_DEPTH:
+                    raise _RefusedError(f"nested deeper than {MAX_DEPTH} levels")
+                stack.append((child, depth + 1))
+    return value
+
+
+def _spend_json5(size: int) -> None:
+    """Charge ``size`` characters of json5 work; refuse what is over the limits."""
+    if size > _JSON5_LIMIT:
+        raise LooseJSONError(f"not JSON, even with repairs ({size} characters)")
+    left = _JSON5_LEFT.get()
+    if left is None:
+        return
+    if size > left[0]:
+        raise LooseJSONError("not JSON, even with repairs (json5 budget spent)")
+    left[0] -= size
+
+
+def start_json5_budget(chars: int = _JSON5_LIMIT) -> Token | None:
+    """Let every ``loads_loose`` until ``end_json5_budget`` share ``chars`` of json5.
+
+    Meant around one reply's parse, so hundreds of small values that each need
+    json5 cannot add up to seconds. Inside an open budget, nothing changes.
+    """
+    return _JSON5_LEFT.set([chars]) if _JSON5_LEFT.get() is None else None
+
+
+def end_json5_budget(token: Token | None) -> None:
+    """Close what ``start_json5_budget`` opened (a no-op for a nested start)."""
+    if token is not None:
+        _JSON5_LEFT.reset(token)
+
+
+@contextmanager
+def json5_budget(chars: int = _JSON5_LIMIT) -> Iterator[None]:
+    """``start_json5_budget``/``end_json5_budget`` as a ``with`` block."""
+    token = start_json5_budget(chars)
+    try:
+        yield
+    finally:
+        end_json5_budget(token)
 
 
 def try_loads_loose(text: str, default: Any = None) -> Any:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .jsonrepair import MAX_DEPTH
+from .numbers import int_fits
+
 __all__ = ["PyCallError", "parse_python_calls"]
 
 _NAMED = {
@@ -26,34 +29,45 @@ class PyCallError(ValueError):
     """The text is not a call expression made of literals."""
 
 
-def _literal(node: ast.AST) -> Any:
+def _literal(node: ast.AST, depth: int = 0) -> Any:
+    """The value of a literal node, as deep as JSON arguments may nest."""
+    if depth > MAX_DEPTH:
+        raise PyCallError(f"nested deeper than {MAX_DEPTH} levels")
+    depth += 1
     if isinstance(node, ast.Constant):
-        return node.value
+        value = node.value
+        if isinstance(value, int) and not int_fits(value):
+            raise PyCallError("a number has too many digits")
+        return value
     if isinstance(node, ast.Name) and node.id in _NAMED:
         return _NAMED[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _literal(node.operand)
+        value = _literal(node.operand, depth)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return -value if isinstance(node.op, ast.USub) else value
         raise PyCallError("sign on a non-number")
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return [_literal(item) for item in node.elts]
+        return [_literal(item, depth) for item in node.elts]
     if isinstance(node, ast.Dict):
         result = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise PyCallError("** in a dict")
-            result[str(_literal(key))] = _literal(value)
+            result[str(_literal(key, depth))] = _literal(value, depth)
         return result
     raise PyCallError(f"not a literal: {type(node).__name__}")
 
 
 def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    raise PyCallError("call target is not a name")
+    """``a.b.c`` as text; a loop, since the chain may be thousands of links long."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise PyCallError("call target is not a name")
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _call(node: ast.AST) -> tuple[str, dict[str, Any], list[Any]]:

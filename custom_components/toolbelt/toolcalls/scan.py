@@ -28,6 +28,7 @@ __all__ = [
     "Fence",
     "find_fences",
     "json_calls_at",
+    "json_error_at",
     "leading_json_calls",
     "skip_ws",
     "tag_blocks",
@@ -85,12 +86,23 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
         result = (value, end, None)
     except TruncatedJSONError:
         result = (None, end, _TRUNCATED)
-    except LooseJSONError:
-        result = (None, end, _INVALID)
+    except LooseJSONError as err:
+        result = (None, end, str(err) or _INVALID)
     if len(_READ_CACHE) >= 256:
         _READ_CACHE.clear()
     _READ_CACHE[key] = result
     return result
+
+
+def json_error_at(text: str, pos: int, limit: int | None = None) -> str | None:
+    """Why the JSON value at ``text[pos]`` cannot be read, or None if it can.
+
+    Free after ``json_calls_at`` looked at the same value (the read is cached).
+    """
+    limit = len(text) if limit is None else min(limit, len(text))
+    if pos >= limit or text[pos] not in "{[":
+        return None
+    return _read(text, pos, limit)[2]
 
 
 def _array_salvage(

@@ -9,10 +9,10 @@ produces messages a model can read and act on, e.g.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from .jsonrepair import LooseJSONError, loads_loose
+from .numbers import NumberTooLongError, read_number
 
 __all__ = [
     "ArgumentError",
@@ -22,8 +22,6 @@ __all__ = [
     "validate_arguments",
 ]
 
-_INT = re.compile(r"\s*[-+]?\d+\s*")
-_FLOAT = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -65,10 +63,11 @@ def _coerce_one(kind: str, schema: dict[str, Any], value: Any) -> Any:
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str):
-            if _INT.fullmatch(value):
-                return int(value)
-            if _FLOAT.fullmatch(value) and float(value).is_integer():
-                return int(float(value))
+            number = _number(value)
+            if isinstance(number, int):
+                return number
+            if isinstance(number, float) and number.is_integer():
+                return int(number)
         return _FAIL
     if kind == "number":
         if isinstance(value, bool):
@@ -76,10 +75,9 @@ def _coerce_one(kind: str, schema: dict[str, Any], value: Any) -> Any:
         if isinstance(value, (int, float)):
             return value
         if isinstance(value, str):
-            if _INT.fullmatch(value):
-                return int(value)
-            if _FLOAT.fullmatch(value):
-                return float(value)
+            number = _number(value)
+            if number is not None:
+                return number
         return _FAIL
     if kind == "boolean":
         if isinstance(value, bool):
@@ -120,6 +118,18 @@ def _coerce_one(kind: str, schema: dict[str, Any], value: Any) -> Any:
 
 
 _FAIL = object()
+
+
+def _number(text: str) -> int | float | None:
+    """The number a text spells (spaces around it allowed), or None.
+
+    Digits beyond Python's int-string limit are no number: the text is kept as
+    it is and validation reports the type.
+    """
+    try:
+        return read_number(text.strip())
+    except NumberTooLongError:
+        return None
 
 
 def _decode(text: str) -> Any:

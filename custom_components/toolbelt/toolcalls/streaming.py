@@ -6,6 +6,11 @@ held (the loop parses the full reply). Formats without a marker (bare JSON,
 arrays, pythonic lists, ReAct labels) only count at the very start of the reply.
 Reasoning blocks are swallowed and streaming resumes after them; in a ReAct
 scratchpad, what follows ``Final Answer:`` is released without the label.
+
+Each chunk costs its own length, never the reply's: whatever is held is bounded
+(labels allow at most ``_GAP`` spaces of indentation or inside them), a ReAct
+scratchpad keeps only the tail that may still begin a label, and whitespace
+before the reply waits aside instead of being searched again.
 """
 
 from __future__ import annotations
@@ -57,8 +62,17 @@ DEFAULT_REASONING: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|START_THINKING|>", ("<|END_THINKING|>",)),
     ("<|channel>thought", ("<channel|>",)),
 )
-_FINAL = re.compile(r"(?:\*\*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*", re.I)
-_OBSERVATION = re.compile(r"^[ \t]*Observation[ \t]*:", re.M | re.I)
+_GAP = 16
+_FINAL = re.compile(
+    rf"(?:\*\*)?Final[ \t]{{1,{_GAP}}}Answer(?:\*\*)?[ \t]{{0,{_GAP}}}:(?:\*\*)?[ \t]*",
+    re.I,
+)
+_OBSERVATION = re.compile(
+    rf"^[ \t]{{0,{_GAP}}}Observation[ \t]{{0,{_GAP}}}:", re.M | re.I
+)
+# Longer than any label above without its optional tail: after a miss, only
+# this much of a scratchpad can still become part of one.
+_REACT_TAIL = 2 * _GAP + 20
 
 # Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
 # dialect claims as a marker: never shown, whatever the format.
@@ -101,7 +115,11 @@ def _plan(
     )
     line_list = sorted(lines, key=len, reverse=True)
     line_re = (
-        re.compile(r"(?m)^[ \t]*(?:" + "|".join(re.escape(m) for m in line_list) + ")")
+        re.compile(
+            rf"(?m)^[ \t]{{0,{_GAP}}}(?:"
+            + "|".join(re.escape(m) for m in line_list)
+            + ")"
+        )
         if line_list
         else None
     )
@@ -160,6 +178,8 @@ class StreamDetector:
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""
+        self._lead: list[str] = []  # whitespace before the reply, not yet shown
+        self._react_from = 0  # where the scratchpad search resumes in _buf
         self._closers: tuple[str, ...] = ()
         self._mode = _TEXT
         self._at_start = True
@@ -191,6 +211,10 @@ class StreamDetector:
         out: list[str] = []
         while self._step(out):
             pass
+        if out and self._lead:
+            # The first release carries the whitespace that waited before it.
+            out.insert(0, "".join(self._lead))
+            self._lead.clear()
         text = "".join(out)
         if text:
             self._released.append(text)
@@ -206,10 +230,12 @@ class StreamDetector:
         Returns "" while ``holding``; the caller then shows the content of the
         full parse instead of the held text.
         """
+        lead = "".join(self._lead)
+        self._lead.clear()
         if self._mode != _TEXT:
             self._buf = ""
             return ""
-        text, self._buf = self._buf, ""
+        text, self._buf = lead + self._buf, ""
         if text:
             self._released.append(text)
         return text
@@ -236,13 +262,18 @@ class StreamDetector:
             self._mode = _TEXT
             return True
         if self._mode == _REACT:
-            final = _FINAL.search(buf)
-            observation = _OBSERVATION.search(buf)
+            final = _FINAL.search(buf, self._react_from)
+            observation = _OBSERVATION.search(buf, self._react_from)
             if observation and (final is None or observation.start() < final.start()):
                 self._mode = _HOLD
                 self._buf = ""
                 return False
             if final is None:
+                if len(buf) > _REACT_TAIL + 1:
+                    # A scratchpad is never shown: keep the tail that may begin
+                    # a label, plus one character so "^" still knows its line.
+                    self._buf = buf[-_REACT_TAIL - 1 :]
+                    self._react_from = 1
                 return False
             self._buf = buf[final.end() :]
             self._mode = _TEXT
@@ -258,15 +289,20 @@ class StreamDetector:
             self._lstrip = False
         if self._at_start:
             stripped = buf.lstrip()
-            if not stripped:
+            if len(stripped) < len(buf):
+                self._lead.append(buf[: len(buf) - len(stripped)])
+                buf = self._buf = stripped
+            if not buf:
                 return False
             for marker in self._starts:
-                if stripped.startswith(marker):
+                if buf.startswith(marker):
+                    self._lead.clear()  # a call starts the reply: never shown
+                    self._react_from = 0
                     self._mode = _REACT if marker in REACT_LABELS else _HOLD
                     if self._mode == _HOLD:
                         self._buf = ""
                     return self._mode == _REACT
-            if stripped in self._start_prefixes:
+            if buf in self._start_prefixes:
                 return False
         match = self._pattern.search(buf) if self._pattern else None
         line = self._line_re.search(buf) if self._line_re else None
@@ -274,8 +310,13 @@ class StreamDetector:
             line = self._line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
             # A scratchpad line: hold from its start; Final Answer may release.
+            if self._lead and line.start() == 0:
+                # The label's indentation belongs to the scratchpad, not the lead.
+                lead = "".join(self._lead)
+                self._lead = [lead[: lead.rfind("\n") + 1]]
             out.append(buf[: line.start()])
             self._buf = buf[line.start() :]
+            self._react_from = 0
             self._mode = _REACT
             return True
         special = _SPECIAL_OPEN.search(buf)
@@ -315,7 +356,10 @@ class StreamDetector:
             if newline >= 0 or self._bol:
                 line_start = newline + 1
                 tail = buf[line_start:cut].lstrip(" \t")
-                if tail in self._line_prefixes or (not tail and line_start < cut):
+                indent = cut - line_start - len(tail)
+                if indent <= _GAP and (
+                    tail in self._line_prefixes or (not tail and line_start < cut)
+                ):
                     cut = line_start  # the new line may begin a label
         if self._at_start and not buf[:cut].strip():
             # Only whitespace so far: keep it until the reply really starts.

@@ -102,7 +102,7 @@ def _other(src: str, pos: int) -> tuple[Any, int]:
     try:
         return loads_loose(raw), scan
     except LooseJSONError as err:
-        raise PyCallError(f"cannot read {raw[:30]!r}") from err
+        raise PyCallError(f"cannot read {raw[:30]!r}: {err}") from err
 
 
 def _call(src: str, pos: int) -> tuple[tuple[str, dict[str, Any], list[Any]], int]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..guard import guard_parse
+
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
@@ -34,6 +36,15 @@ class Dialect:
     # True when calls arrive as structured tool_calls rather than text.
     structured: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Wrap each ``parse`` so it never raises and never reads an over-long reply.
+
+        See ``toolcalls.guard``; dialects and custom subclasses get it alike.
+        """
+        super().__init_subclass__(**kwargs)
+        if "parse" in cls.__dict__:
+            cls.parse = guard_parse(cls.__dict__["parse"])  # type: ignore[method-assign]
+
     def may_match(self, text: str) -> bool:
         """Fast check used by chains before the full ``parse``."""
         return not self.triggers or any(t in text for t in self.triggers)
@@ -47,7 +58,10 @@ class Dialect:
         return []
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        """Turn one complete reply into calls plus user-visible text."""
+        """Turn one complete reply into calls plus user-visible text.
+
+        Never raises in a subclass: see ``__init_subclass__``.
+        """
         raise NotImplementedError
 
     def format_result(self, call: ToolCall, result: Any) -> str:

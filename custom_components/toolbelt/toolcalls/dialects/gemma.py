@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import TruncatedJSONError
 from ..model import RejectedCall, ToolCall
+from ..numbers import read_number
 from ..prompting import compact_catalog, result_text
 from ..pycall import PyCallError
 from ..scan import (
@@ -56,7 +57,6 @@ _BARE_CALL = re.compile(
 _STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOTE)}
 _CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
 _TOOL_FENCES = ("tool_code", "tool_call", "tool_use")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LEFTOVERS = re.compile(
     r"<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>"
     r"|<start_function_response>|<end_function_response>"
@@ -172,9 +172,8 @@ def _scalar(word: str) -> Any:
         return False
     if word in ("null", "None", "none"):
         return None
-    if _NUMBER.fullmatch(word):
-        return int(word) if re.fullmatch(r"[-+]?\d+", word) else float(word)
-    return word
+    number = read_number(word)  # NumberTooLongError is a ValueError: refused
+    return word if number is None else number
 
 
 def parse_gemma_object(text: str, start: int, quote: str) -> tuple[dict[str, Any], int]:

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GlmDialect"]
 
-_HEAD = re.compile(r"<tool_call>\s*([A-Za-z_][\w.\-]*)\s*(?=<arg_key>|</tool_call>|$)")
+# Possessive name: giving characters back can never help, only cost (a long
+# dotted name that is not GLM would be tried again at every length).
+_HEAD = re.compile(r"<tool_call>\s*([A-Za-z_][\w.\-]*+)\s*(?=<arg_key>|</tool_call>|$)")
 # Keys hold no tags, so a never-closed value cannot make the key backtrack.
 _PAIR = re.compile(
     r"\s*<arg_key>([^<]*)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S

@@ -28,6 +28,7 @@ from ..model import (
 from ..prompting import result_text, tools_json_lines
 from ..scan import (
     json_calls_at,
+    json_error_at,
     leading_json_calls,
     skip_ws,
     tag_blocks,
@@ -77,10 +78,11 @@ def _tag_calls(
                     continue
             if strong:
                 body = text[body_start:body_end].strip()
+                # No closer (body_end == end) means generation stopped inside.
                 reason = (
                     "call is truncated"
-                    if end == len(text)
-                    else "call is not valid JSON"
+                    if body_end == end
+                    else _invalid_reason(text, pos, body_end)
                 )
                 if not body:
                     found.append(Found(start, end, None))
@@ -89,6 +91,12 @@ def _tag_calls(
                         Found(start, end, RejectedCall("", text[start:end], reason))
                     )
     return found
+
+
+def _invalid_reason(text: str, pos: int, limit: int) -> str:
+    """Why a closed call block is refused, in the JSON reader's words if it has some."""
+    why = json_error_at(text, pos, limit)
+    return f"call is not valid JSON: {why}" if why else "call is not valid JSON"
 
 
 def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:

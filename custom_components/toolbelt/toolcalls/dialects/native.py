@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from ..calls import make_call
 from ..catalog import Catalog
+from ..jsonrepair import json5_budget
 from ..model import (
     ParseResult,
     RejectedCall,
@@ -34,18 +35,23 @@ def from_openai_tool_calls(
     """
     calls: list[ToolCall] = []
     rejected: list[RejectedCall] = []
-    for item in tool_calls or ():
-        func = _get(item, "function")
-        name = _get(func, "name") if func is not None else _get(item, "name")
-        arguments = (
-            _get(func, "arguments") if func is not None else _get(item, "arguments")
-        )
-        try:
-            raw = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-        except (TypeError, ValueError):
-            raw = repr(item)
-        call = make_call(catalog, name, arguments, raw=raw, call_id=_get(item, "id"))
-        (calls if isinstance(call, ToolCall) else rejected).append(call)
+    with json5_budget():  # hundreds of calls share one reply's json5 work
+        for item in tool_calls or ():
+            func = _get(item, "function")
+            name = _get(func, "name") if func is not None else _get(item, "name")
+            arguments = (
+                _get(func, "arguments") if func is not None else _get(item, "arguments")
+            )
+            try:
+                raw = json.dumps(
+                    {"name": name, "arguments": arguments}, ensure_ascii=False
+                )
+            except (TypeError, ValueError, RecursionError):
+                raw = repr(item)
+            call = make_call(
+                catalog, name, arguments, raw=raw, call_id=_get(item, "id")
+            )
+            (calls if isinstance(call, ToolCall) else rejected).append(call)
     text, reasoning = clean(content or "")
     return ParseResult(
         calls=calls,

@@ -44,7 +44,7 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|python_start|>", ("<|python_end|>", "<|eom|>", "<|eot|>")),
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
-_LIST_START = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")
+_LIST_START = re.compile(r"\[\s*([A-Za-z_][\w.]*)\s*\(")
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
 # Brackets, complete string literals, or a lone quote (an unterminated string).
@@ -118,6 +118,19 @@ def python_calls(
 
 def _truncated(raw: str) -> RejectedCall:
     return RejectedCall(name="", raw=raw, reason="the call list is truncated")
+
+
+def _unreadable(
+    catalog: Catalog, raw: str, err: PyCallError
+) -> list[ToolCall | RejectedCall]:
+    """A leading list that opens with a catalog tool but cannot be read is refused
+    with the reason (a number too long, nesting too deep); anything else is prose.
+    """
+    head = _LIST_START.match(raw)
+    name = catalog.resolve(head.group(1)) if head else None
+    if name is None:
+        return []
+    return [RejectedCall(name, raw, f"cannot read the call list: {err}")]
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
@@ -198,10 +211,11 @@ class PythonicDialect(Dialect):
                 return [Found(start, last, c) for c in calls]
             if end < 0:
                 return []
+            raw = text[start:end]
             try:
-                calls = python_calls(catalog, text[start:end], raw=text[start:end])
-            except PyCallError:
-                calls = []
+                calls = python_calls(catalog, raw, raw=raw)
+            except PyCallError as err:
+                calls = _unreadable(catalog, raw, err)
             if calls:
                 return [Found(start, end, c) for c in calls]
         found = self._midtext(text, catalog)

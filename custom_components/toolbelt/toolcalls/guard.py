@@ -1,0 +1,88 @@
+"""The promise every ``Dialect.parse`` keeps: it returns, soon, whatever the text.
+
+The loop parses on Home Assistant's event loop, so a parse must neither raise
+nor run long on hostile input. ``Dialect`` wraps each subclass's ``parse`` with
+``guard_parse``, which
+
+- reads no reply longer than ``MAX_REPLY_CHARS`` for calls: such a reply is
+  refused with a reason and its content is its first ``MAX_REPLY_CHARS``
+  characters (no real turn comes near: a minute of generation is ~60k tokens);
+- shares one json5 budget among everything read in the reply;
+- turns any exception (a parser bug, ``RecursionError``, ``MemoryError``) into a
+  refused call with the reason, so the turn goes on.
+
+Every scan below it is linear, so the bound is also a bound on time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import functools
+import logging
+from typing import TYPE_CHECKING
+
+from .jsonrepair import end_json5_budget, start_json5_budget
+from .model import ParseResult, RejectedCall
+from .sanitize import clean
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+    from .dialects.base import Dialect
+
+__all__ = ["MAX_REPLY_CHARS", "guard_parse", "refused"]
+
+_LOGGER = logging.getLogger(__name__)
+
+# Read at call time, so a test or benchmark may lift it.
+MAX_REPLY_CHARS = 256_000
+
+Parse = Callable[["Dialect", str, "Catalog"], ParseResult]
+
+
+def refused(text: str, reason: str, dialect: str | None, *, shown: int) -> ParseResult:
+    """No calls, one refusal; the content is the first ``shown`` characters, cleaned."""
+    try:
+        content, reasoning = clean(text[:shown])
+    except Exception:  # the fallback must not fail too
+        content, reasoning = text[:shown], ""
+    return ParseResult(
+        content=content,
+        reasoning=reasoning,
+        dialect=dialect,
+        rejected=[RejectedCall(name="", raw=text, reason=reason)],
+    )
+
+
+def guard_parse(parse: Parse) -> Parse:
+    """``parse`` that honours the length limit and never raises."""
+    if getattr(parse, "guarded", False):
+        return parse
+
+    @functools.wraps(parse)
+    def guarded(self: Dialect, text: str, catalog: Catalog) -> ParseResult:
+        limit = MAX_REPLY_CHARS
+        if len(text) > limit:
+            reason = (
+                f"the reply is {len(text):,} characters; replies over {limit:,}"
+                " are not read for tool calls"
+            )
+            return refused(text, reason, self.name, shown=limit)
+        token = start_json5_budget()  # inline, not a ``with``: this runs per member
+        try:
+            return parse(self, text, catalog)
+        except Exception as err:  # the one place a parse may fail
+            _LOGGER.warning(
+                "The %s parser failed on a %d-character reply: %s: %.200s",
+                self.name,
+                len(text),
+                type(err).__name__,
+                err,
+            )
+            _LOGGER.debug("Parser failure", exc_info=True)
+            reason = f"the reply could not be parsed ({type(err).__name__})"
+            return refused(text, reason, self.name, shown=len(text))
+        finally:
+            end_json5_budget(token)
+
+    guarded.guarded = True  # type: ignore[attr-defined]
+    return guarded
