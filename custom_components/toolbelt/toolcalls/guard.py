@@ -33,8 +33,10 @@ __all__ = ["MAX_REPLY_CHARS", "guard_parse", "refused"]
 
 _LOGGER = logging.getLogger(__name__)
 
-# Read at call time, so a test or benchmark may lift it.
-MAX_REPLY_CHARS = 256_000
+# Read at call time, so a test or benchmark may lift it. A spoken answer with a
+# call is a few hundred characters; 64,000 bounds the worst hostile reply's
+# parse on the event loop to tens of milliseconds (bench/toolcalls_bench.py).
+MAX_REPLY_CHARS = 64_000
 
 Parse = Callable[["Dialect", str, "Catalog"], ParseResult]
 
