@@ -40,9 +40,10 @@ from .guards import TurnBudget, error_text
 from .guidance import device_guidance
 from .transcript import (
     Exchange,
+    History,
     render,
+    render_history,
     result_text,
-    to_fallback_history,
     trim_largest_result,
 )
 
@@ -97,12 +98,13 @@ class ToolLoop:
         self._warn_once = warn_once or _LOGGER.warning
 
     async def run(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self, messages: History, tools: list[dict[str, Any]]
     ) -> AsyncIterator[LoopEvent]:
         """Yield events until the model gives an answer (or the caps end the turn).
 
-        ``messages`` are OpenAI chat messages with the system prompt first;
-        ``tools`` is the OpenAI ``tools`` list of everything the agent may call.
+        ``messages`` are OpenAI chat messages with the system prompt first, and
+        earlier turns' ``Exchange``s; ``tools`` is the OpenAI ``tools`` list of
+        everything the agent may call.
         """
         settings = self._settings
         catalog = Catalog.from_openai(tools)
@@ -184,18 +186,16 @@ class ToolLoop:
                     yield TextOut(rest)
                 return
 
-            yield CallsOut(tuple(calls))
+            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
+            content = hop.parse.content.strip()
+            yield CallsOut(tuple(calls), raw=cut, content=content)
             results: list[str] = []
             async for outcome in self._run_calls(calls, catalog, budget):
-                results.append(result_text(outcome.data))
+                results.append(outcome.text)
                 yield outcome
-            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             exchanges.append(
                 Exchange(
-                    raw=cut,
-                    content=hop.parse.content.strip(),
-                    calls=tuple(calls),
-                    results=tuple(results),
+                    raw=cut, content=content, calls=tuple(calls), results=tuple(results)
                 )
             )
 
@@ -257,7 +257,7 @@ class ToolLoop:
             slots.append(slot)
             if refusal is not None:
                 refused.add(len(slots) - 1)
-                slot.set_result(ResultOut(call, refusal.text, True, 0.0))
+                slot.set_result(ResultOut(call, refusal.text, True, 0.0, refusal.text))
             elif executor.is_read_only(admitted):
                 task = asyncio.ensure_future(self._run_one(admitted))
                 task.add_done_callback(_copy_into(slot))
@@ -273,7 +273,7 @@ class ToolLoop:
             for position, slot in enumerate(slots):
                 outcome = await slot
                 if position not in refused:
-                    budget.remember(outcome.call, result_text(outcome.data))
+                    budget.remember(outcome.call, outcome.text)
                 yield outcome
         finally:
             if not writer.done():
@@ -288,19 +288,27 @@ class ToolLoop:
             raise
         except Exception as err:
             _LOGGER.debug("Tool %s failed: %s", call.name, err)
-            return ResultOut(call, error_text(err), True, time.monotonic() - started)
-        return ResultOut(call, outcome.data, outcome.failed, time.monotonic() - started)
+            text = error_text(err)
+            return ResultOut(call, text, True, time.monotonic() - started, text)
+        # The one place a result becomes text; nothing re-serialises it later.
+        text = result_text(outcome.data)
+        return ResultOut(
+            call, outcome.data, outcome.failed, time.monotonic() - started, text
+        )
 
     # -- messages -----------------------------------------------------------------
 
     def _base_messages(
-        self, messages: list[dict[str, Any]], catalog: Catalog, choice: FormatChoice
-    ) -> list[dict[str, Any]]:
+        self, messages: History, catalog: Catalog, choice: FormatChoice
+    ) -> History:
         """The system prompt gains the device guidance and the dialect's prompt."""
         extra = [device_guidance(catalog.names)]
         if choice.text_mode:
             extra.append(choice.dialect.system_prompt(catalog))
-        system = messages[0] if messages and messages[0]["role"] == "system" else None
+        first = messages[0] if messages else None
+        system = (
+            first if isinstance(first, dict) and first["role"] == "system" else None
+        )
         parts = [system["content"]] if system else []
         parts.extend(part for part in extra if part)
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
@@ -308,12 +316,12 @@ class ToolLoop:
 
     def _messages(
         self,
-        base: list[dict[str, Any]],
+        base: History,
         exchanges: list[Exchange],
         dialect: Dialect,
         fallback: bool,
     ) -> list[dict[str, Any]]:
-        history = to_fallback_history(base) if fallback else base
+        history = render_history(base, dialect, fallback=fallback)
         return history + render(exchanges, dialect, fallback=fallback)
 
 
