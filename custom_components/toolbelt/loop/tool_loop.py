@@ -33,6 +33,7 @@ from ..backend.errors import (
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.prompting import lean_tools
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
@@ -107,7 +108,9 @@ class ToolLoop:
         everything the agent may call.
         """
         settings = self._settings
+        # The full schemas check arguments; the model reads the lean ones.
         catalog = Catalog.from_openai(tools)
+        sent_tools = lean_tools(tools)
         choice = choose_format(
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
@@ -122,7 +125,9 @@ class ToolLoop:
             request = CompletionRequest(
                 model=settings.model,
                 messages=self._messages(base, exchanges, choice.dialect, fallback),
-                tools=tools if choice.send_tools and tools and not wrap_up else None,
+                tools=sent_tools
+                if choice.send_tools and tools and not wrap_up
+                else None,
                 stop=choice.stop_sequences if not exchanges else None,
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,

@@ -1,4 +1,4 @@
-"""Rendering the tool catalog for system prompts of text dialects."""
+"""Rendering the tool catalog for the model: system prompts and the ``tools`` field."""
 
 from __future__ import annotations
 
@@ -7,7 +7,47 @@ from typing import Any
 
 from .catalog import Catalog
 
-__all__ = ["compact_catalog", "result_text", "tools_json", "tools_json_lines"]
+__all__ = [
+    "compact_catalog",
+    "lean_tools",
+    "result_text",
+    "tools_json",
+    "tools_json_lines",
+]
+
+# Schema keys no model reads to call a tool: a title repeats the name, and
+# unknown arguments are refused by our own check with the allowed names.
+_UNREAD = {"title", "$schema"}
+
+
+def _lean_schema(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_lean_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _UNREAD or (key == "additionalProperties" and value is False):
+            continue
+        if key == "description" and isinstance(value, str):
+            value = " ".join(value.split())
+        elif key == "properties" and isinstance(value, dict):
+            # Argument names are the model's to use, whatever they are called.
+            value = {name: _lean_schema(prop) for name, prop in value.items()}
+        elif key not in ("enum", "const", "default", "examples"):
+            value = _lean_schema(value)
+        lean[key] = value
+    return lean
+
+
+def lean_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The OpenAI ``tools`` list with nothing a model does not read.
+
+    Every prompt token costs prefill time on a small server. Names, types,
+    enums, ranges, required lists and descriptions stay; titles, ``$schema``,
+    ``additionalProperties: false`` and runs of whitespace go.
+    """
+    return [_lean_schema(tool) for tool in tools]
 
 
 def _type_name(prop: Any) -> str:
@@ -16,10 +56,16 @@ def _type_name(prop: Any) -> str:
     kind = prop.get("type")
     if isinstance(kind, list):
         return "|".join(str(k) for k in kind)
+    if isinstance(prop.get("anyOf"), list):
+        return "|".join(_type_name(option) for option in prop["anyOf"])
     if kind == "array" and isinstance(prop.get("items"), dict):
-        return f"{_type_name(prop['items'])}[]"
+        inner = _type_name(prop["items"])
+        return f"({inner})[]" if "|" in inner else f"{inner}[]"
     if isinstance(prop.get("enum"), list):
         return "|".join(json.dumps(e) for e in prop["enum"])
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if kind in ("integer", "number") and (low is not None or high is not None):
+        return f"{kind} {'' if low is None else low}..{'' if high is None else high}"
     return str(kind or "any")
 
 
