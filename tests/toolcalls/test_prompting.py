@@ -63,3 +63,24 @@ def test_compact_catalog_keeps_ranges_unions_and_required() -> None:
     assert "domain?: string|string[]" in line
     assert 'mode?: "a  b"|"c"' in line
     assert line.endswith(": Sets the brightness of a light")
+
+
+def test_a_shared_value_list_is_written_once() -> None:
+    classes = ["awning", "blind", "curtain", "door", "garage", "gate", "shutter"]
+
+    def tool(name: str) -> dict:
+        prop = {"type": "array", "items": {"type": "string", "enum": classes}}
+        return {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": "",
+                "parameters": {"type": "object", "properties": {"device_class": prop}},
+            },
+        }
+
+    text = compact_catalog(Catalog.from_openai([tool("Open"), tool("Close")]))
+    assert text.count('"garage"') == 1
+    assert "- Open(device_class?: V1[])" in text
+    assert "- Close(device_class?: V1[])" in text
+    assert text.endswith("where V1 = " + "|".join(f'"{c}"' for c in classes))

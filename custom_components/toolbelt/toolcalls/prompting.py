@@ -50,27 +50,32 @@ def lean_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_lean_schema(tool) for tool in tools]
 
 
-def _type_name(prop: Any) -> str:
+# A value list this long, used by two arguments or more, is written out once.
+_ALIAS_MIN_CHARS = 40
+
+
+def _type_name(prop: Any, names: dict[str, str], seen: list[str]) -> str:
     if not isinstance(prop, dict):
         return "any"
     kind = prop.get("type")
     if isinstance(kind, list):
         return "|".join(str(k) for k in kind)
     if isinstance(prop.get("anyOf"), list):
-        return "|".join(_type_name(option) for option in prop["anyOf"])
+        return "|".join(_type_name(o, names, seen) for o in prop["anyOf"])
     if kind == "array" and isinstance(prop.get("items"), dict):
-        inner = _type_name(prop["items"])
+        inner = _type_name(prop["items"], names, seen)
         return f"({inner})[]" if "|" in inner else f"{inner}[]"
     if isinstance(prop.get("enum"), list):
-        return "|".join(json.dumps(e) for e in prop["enum"])
+        values = "|".join(json.dumps(e, ensure_ascii=False) for e in prop["enum"])
+        seen.append(values)
+        return names.get(values, values)
     low, high = prop.get("minimum"), prop.get("maximum")
     if kind in ("integer", "number") and (low is not None or high is not None):
         return f"{kind} {'' if low is None else low}..{'' if high is None else high}"
     return str(kind or "any")
 
 
-def compact_catalog(catalog: Catalog) -> str:
-    """One line per tool: ``- name(arg: type, opt?: type): description``."""
+def _lines(catalog: Catalog, names: dict[str, str], seen: list[str]) -> list[str]:
     lines = []
     for tool in catalog:
         params = tool.parameters or {}
@@ -81,11 +86,26 @@ def compact_catalog(catalog: Catalog) -> str:
         )
         required = set(params.get("required") or ())
         args = ", ".join(
-            f"{key}{'' if key in required else '?'}: {_type_name(prop)}"
+            f"{key}{'' if key in required else '?'}: {_type_name(prop, names, seen)}"
             for key, prop in props.items()
         )
         desc = " ".join(tool.description.split())
         lines.append(f"- {tool.name}({args})" + (f": {desc}" if desc else ""))
+    return lines
+
+
+def compact_catalog(catalog: Catalog) -> str:
+    """One line per tool: ``- name(arg: type, opt?: type): description``.
+
+    A long value list that several arguments share (HA's ``device_class``) is
+    named once below the tools, so the prompt does not repeat it per tool.
+    """
+    seen: list[str] = []
+    _lines(catalog, {}, seen)
+    shared = [v for v in dict.fromkeys(seen) if len(v) >= _ALIAS_MIN_CHARS]
+    names = {v: f"V{n}" for n, v in enumerate(shared, 1) if seen.count(v) > 1}
+    lines = _lines(catalog, names, [])
+    lines += [f"where {name} = {values}" for values, name in names.items()]
     return "\n".join(lines)
 
 
