@@ -24,6 +24,7 @@ from itertools import pairwise
 import json
 import os
 from pathlib import Path
+import socket
 import statistics
 import tempfile
 import time
@@ -74,6 +75,9 @@ DUMP = os.environ.get("PROMPT_BENCH_DUMP")
 
 async def _demo_home(hass: HomeAssistant) -> None:
     """Template lights and covers on input helpers, each in an area."""
+    # HA's web server on a free local port: 8123 may be a dev instance's.
+    http = {"server_host": ["127.0.0.1"], "server_port": _free_port()}
+    assert await async_setup_component(hass, "http", {"http": http})
     for component in ("homeassistant", "conversation", "intent"):
         assert await async_setup_component(hass, component, {})
     helpers = {f"{key}_state": {"name": key} for key in (*LIGHTS, *COVERS)}
@@ -113,6 +117,12 @@ async def _demo_home(hass: HomeAssistant) -> None:
             ).id
             entity_id = entities.async_get_entity_id(domain, "template", key)
             entities.async_update_entity(entity_id, area_id=area_id)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _action(service: str, key: str) -> dict[str, Any]:
