@@ -49,6 +49,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
+from custom_components.toolbelt.tools.const import API_ID as TOOLS_API_ID
 from tests.openai_server import OpenAIServer
 
 LIGHTS = {
@@ -133,22 +134,27 @@ def _action(service: str, key: str) -> dict[str, Any]:
 
 
 async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
-    """Toolbelt (auto and react) and HA's llama.cpp agent on the same server."""
-    for fmt in ("auto", "react"):
+    """Toolbelt (auto, react, auto with its own tools) and HA's llama.cpp agent."""
+    agents = {
+        "auto": ("auto", [llm.LLM_API_ASSIST]),
+        "react": ("react", [llm.LLM_API_ASSIST]),
+        "tools": ("auto", [llm.LLM_API_ASSIST, TOOLS_API_ID]),
+    }
+    for key, (fmt, apis) in agents.items():
         MockConfigEntry(
             domain=DOMAIN,
-            title=f"Toolbelt {fmt}",
-            unique_id=f"{server.base_url}#{fmt}",
+            title=f"Toolbelt {key}",
+            unique_id=f"{server.base_url}#{key}",
             data={CONF_SERVER_KIND: "llamacpp", CONF_BASE_URL: server.base_url},
             subentries_data=[
                 ConfigSubentryData(
                     data={
                         CONF_MODEL: "bench-model",
-                        CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+                        CONF_LLM_HASS_API: apis,
                         CONF_TOOL_FORMAT: fmt,
                     },
                     subentry_type="conversation",
-                    title=f"toolbelt_{fmt}",
+                    title=f"toolbelt_{key}",
                     unique_id=None,
                 )
             ],
@@ -251,6 +257,7 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
                     ("HA core llama_cpp", "ha_llama_cpp", False),
                     ("Toolbelt auto", "toolbelt_auto", False),
                     ("Toolbelt react", "toolbelt_react", True),
+                    ("Toolbelt auto+tools", "toolbelt_tools", False),
                 ):
                     state = next(s for n, s in agents.items() if key in n.lower())
                     hops: list[float] = []

@@ -314,7 +314,7 @@ class ToolLoop:
         system = (
             first if isinstance(first, dict) and first["role"] == "system" else None
         )
-        parts = [system["content"]] if system else []
+        parts = [system["content"].rstrip()] if system else []
         parts.extend(part for part in extra if part)
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
         return head + (messages[1:] if system else list(messages))
