@@ -44,7 +44,7 @@ from .const import (
 )
 from .entry import ToolbeltConfigEntry
 from .ha_executor import HAExecutor
-from .history import DURATION_KEY, chat_log_messages
+from .history import chat_log_messages, recorded_result
 from .loop import (
     CallsOut,
     HopStart,
@@ -242,7 +242,9 @@ async def _chat_log_deltas(
         elif isinstance(event, HopStart):
             yield {"role": "assistant"}
         elif isinstance(event, CallsOut):
+            # ``native`` keeps the reply as later requests repeat it.
             yield {
+                "native": event,
                 "tool_calls": [
                     llm.ToolInput(
                         tool_name=call.name,
@@ -251,27 +253,13 @@ async def _chat_log_deltas(
                         external=True,
                     )
                     for call in event.calls
-                ]
+                ],
             }
         elif isinstance(event, ResultOut):
             on_result(event)
             yield compat.tool_result_delta(
                 event.call.id,
                 event.call.name,
-                _recorded(event),
+                recorded_result(event),
                 failed=event.failed,
             )
-
-
-def _recorded(event: ResultOut) -> Any:
-    """The result as the debug view shows it: with how long the call took.
-
-    An intent result keeps its own type (HA reads the matched entities from
-    it), so the duration is added in place; the loop already read it.
-    """
-    duration = round(event.duration * 1000, 1)
-    data = event.data
-    if isinstance(data, dict):
-        data[DURATION_KEY] = duration
-        return data
-    return {"result": data, DURATION_KEY: duration}

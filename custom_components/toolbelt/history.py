@@ -1,4 +1,13 @@
-"""HA's ChatLog as OpenAI chat messages: the one conversion, used every turn."""
+"""HA's ChatLog as the loop's history, and tool results as the ChatLog keeps them.
+
+A local server only skips the prompt prefix it has already seen, so each
+request must start with the previous one byte for byte. The ChatLog's records
+cannot promise that by themselves: HA fills an intent response's speech after
+the turn, and re-serialising a result may change its spacing. So a hop that ran
+tools is recorded with what the model was sent (the reply in ``native``, each
+result's text on the result), and read back as an ``Exchange`` that the loop
+renders with the same code as in the turn it ran.
+"""
 
 from __future__ import annotations
 
@@ -6,47 +15,103 @@ from collections.abc import Iterable
 from typing import Any
 
 from homeassistant.components import conversation
-from homeassistant.helpers.json import JSON_DUMP
+from homeassistant.helpers import llm
 
 from . import compat
-from .loop.transcript import openai_tool_call
+from .loop import CallsOut, ResultOut
+from .loop.transcript import Exchange, History, result_text
+from .toolcalls.model import ToolCall
 
-# Added to recorded tool results for the debug view; the model never needs it.
+# Shown in the debug view beside a recorded result; the model never reads it.
 DURATION_KEY = "duration_ms"
 
-
-def _result_text(data: Any) -> str:
-    if isinstance(data, dict) and DURATION_KEY in data:
-        data = {k: v for k, v in data.items() if k != DURATION_KEY}
-    if isinstance(data, str):
-        return data
-    return JSON_DUMP(data)
+# A call whose result never reached the ChatLog (a turn cancelled mid-call).
+NO_RESULT_TEXT = "ERROR: the call did not finish."
 
 
-def chat_log_messages(content: Iterable[conversation.Content]) -> list[dict[str, Any]]:
-    """System, user, assistant (with tool calls) and tool messages, in order."""
-    messages: list[dict[str, Any]] = []
+class RecordedResult(dict):
+    """A tool result as the ChatLog keeps it: data, duration, and the sent text."""
+
+    sent: str | None = None
+
+
+class RecordedIntentResult(llm.IntentResponseDict):
+    """An intent result: HA reads the matched entities from ``original``."""
+
+    sent: str | None = None
+
+
+def recorded_result(event: ResultOut) -> dict[str, Any]:
+    """A copy of the result for the ChatLog; the loop's data is never changed.
+
+    The copy carries ``duration_ms`` for the debug view and ``sent``, the exact
+    text the model read, which later turns send again.
+    """
+    duration = round(event.duration * 1000, 1)
+    data = event.data
+    record: RecordedResult | RecordedIntentResult
+    if isinstance(data, dict):
+        if isinstance(data, llm.IntentResponseDict) and hasattr(data, "original"):
+            record = RecordedIntentResult({**data, DURATION_KEY: duration})
+            record.original = data.original
+        else:
+            record = RecordedResult({**data, DURATION_KEY: duration})
+    else:
+        record = RecordedResult({"result": data, DURATION_KEY: duration})
+    record.sent = event.text
+    return record
+
+
+def _sent_text(item: conversation.ToolResultContent) -> str:
+    data = compat.tool_result_data(item)
+    sent = getattr(data, "sent", None)
+    # A result another agent recorded: the loop's serializer, the one there is.
+    return sent if isinstance(sent, str) else result_text(data)
+
+
+def chat_log_messages(content: Iterable[conversation.Content]) -> History:
+    """System, user and assistant messages, with hops that ran tools as exchanges."""
+    history: History = []
+    pending: conversation.AssistantContent | None = None
+    results: dict[str, str] = {}
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        history.append(_exchange(pending, results))
+        pending = None
+        results.clear()
+
     for item in content:
+        if isinstance(item, conversation.ToolResultContent):
+            if pending is not None:
+                results[item.tool_call_id] = _sent_text(item)
+            continue
+        flush()
         if isinstance(item, conversation.SystemContent):
-            messages.append({"role": "system", "content": item.content})
+            history.append({"role": "system", "content": item.content})
         elif isinstance(item, conversation.UserContent):
-            messages.append({"role": "user", "content": item.content})
+            history.append({"role": "user", "content": item.content})
         elif isinstance(item, conversation.AssistantContent):
-            message: dict[str, Any] = {"role": "assistant", "content": item.content}
             if item.tool_calls:
-                message["tool_calls"] = [
-                    openai_tool_call(call.id, call.tool_name, call.tool_args)
-                    for call in item.tool_calls
-                ]
-            elif not item.content:
-                continue
-            messages.append(message)
-        elif isinstance(item, conversation.ToolResultContent):
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": item.tool_call_id,
-                    "content": _result_text(compat.tool_result_data(item)),
-                }
-            )
-    return messages
+                pending = item
+            elif item.content:
+                history.append({"role": "assistant", "content": item.content})
+    flush()
+    return history
+
+
+def _exchange(item: conversation.AssistantContent, results: dict[str, str]) -> Exchange:
+    """One recorded hop, as the loop had it when it ran."""
+    calls = tuple(
+        ToolCall(call.id, call.tool_name, call.tool_args)
+        for call in item.tool_calls or ()
+    )
+    sent = item.native if isinstance(item.native, CallsOut) else None
+    return Exchange(
+        raw=sent.raw if sent else "",
+        content=sent.content if sent else (item.content or "").strip(),
+        calls=calls,
+        results=tuple(results.get(call.id, NO_RESULT_TEXT) for call in calls),
+    )

@@ -103,7 +103,11 @@ async def ha_ready(hass: HomeAssistant, tmp_path) -> HomeAssistant:
 
 
 async def async_add_toolbelt(
-    hass: HomeAssistant, server: OpenAIServer, **agent: Any
+    hass: HomeAssistant,
+    server: OpenAIServer,
+    *,
+    server_kind: str = "llamacpp",
+    **agent: Any,
 ) -> MockConfigEntry:
     """A loaded Toolbelt entry on the test server with one agent."""
     entry = MockConfigEntry(
@@ -111,7 +115,7 @@ async def async_add_toolbelt(
         title="Test server",
         unique_id=server.base_url,
         data={
-            CONF_SERVER_KIND: "llamacpp",
+            CONF_SERVER_KIND: server_kind,
             CONF_BASE_URL: server.base_url,
             CONF_API_KEY: "",
         },

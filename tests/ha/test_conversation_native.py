@@ -34,7 +34,7 @@ async def test_streamed_tool_call_turns_on_light_then_speaks(
     tool_names = {tool["function"]["name"] for tool in first.tools}
     assert {"HassTurnOn", "HassTurnOff", "HassLightSet"} <= set(map(bare, tool_names))
     assert first.messages[0]["role"] == "system"
-    assert "Device control rules" in first.messages[0]["content"]
+    assert "Device rules" in first.messages[0]["content"]
     assert first.messages[-1] == {
         "role": "user",
         "content": "turn on the kitchen light",

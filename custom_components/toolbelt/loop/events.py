@@ -31,19 +31,30 @@ class ReasoningOut:
 
 @dataclass(frozen=True, slots=True)
 class CallsOut:
-    """The calls of one reply, in the order the model emitted them."""
+    """The calls of one reply, in the order the model emitted them.
+
+    ``raw`` (the reply cut after its last call) and ``content`` are the reply as
+    later requests repeat it; the HA glue keeps them with the ChatLog record.
+    """
 
     calls: tuple[ToolCall, ...]
+    raw: str = ""
+    content: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class ResultOut:
-    """One call's outcome (run, refused or failed) and how long it took."""
+    """One call's outcome (run, refused or failed) and how long it took.
+
+    ``text`` is what the model reads for it, computed once: every later request,
+    in this turn and the next, sends exactly this string.
+    """
 
     call: ToolCall
     data: Any
     failed: bool
     duration: float
+    text: str
 
 
 LoopEvent = HopStart | TextOut | ReasoningOut | CallsOut | ResultOut

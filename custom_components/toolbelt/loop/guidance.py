@@ -20,16 +20,18 @@ def _by_plain_name(names: Iterable[str]) -> dict[str, str]:
 
 
 def device_guidance(tool_names: Iterable[str]) -> str:
-    """Return the guidance block, or "" when the agent has no HA device tools."""
+    """Return the guidance block, or "" when the agent has no HA device tools.
+
+    Written once: it says only what neither HA's Assist prompt nor the tool
+    descriptions say (HA already asks for GetLiveContext before answering about
+    states, and for names over entity ids).
+    """
     tools = _by_plain_name(tool_names)
-    if not any(name.startswith("Hass") or name == "GetLiveContext" for name in tools):
+    if not any(name.startswith("Hass") for name in tools):
         return ""
     lines = [
-        "Device control rules:",
-        "- To change a device, call a tool. Never say an action happened unless a"
-        " tool result confirms it.",
-        "- One call per device. Target devices by name and area or floor, not by"
-        " entity id.",
+        "Device rules: change a device only by calling a tool, one call per"
+        " device; never say an action happened unless a tool result confirms it."
     ]
     on, off, position = (
         tools.get("HassTurnOn"),
@@ -37,11 +39,7 @@ def device_guidance(tool_names: Iterable[str]) -> str:
         tools.get("HassSetPosition"),
     )
     if on and off:
-        cover = f"- Covers (blinds, garage doors): {on} opens, {off} closes"
+        cover = f"Covers: {on} opens, {off} closes"
         cover += f", {position} sets 0-100 (100 = open)." if position else "."
         lines.append(cover)
-    if light := tools.get("HassLightSet"):
-        lines.append(f"- {light} sets brightness (0-100) and colour.")
-    if context := tools.get("GetLiveContext"):
-        lines.append(f"- For questions about current states, call {context} first.")
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from ..backend.errors import (
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.prompting import lean_tools
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
@@ -40,9 +41,10 @@ from .guards import TurnBudget, error_text
 from .guidance import device_guidance
 from .transcript import (
     Exchange,
+    History,
     render,
+    render_history,
     result_text,
-    to_fallback_history,
     trim_largest_result,
 )
 
@@ -97,15 +99,18 @@ class ToolLoop:
         self._warn_once = warn_once or _LOGGER.warning
 
     async def run(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+        self, messages: History, tools: list[dict[str, Any]]
     ) -> AsyncIterator[LoopEvent]:
         """Yield events until the model gives an answer (or the caps end the turn).
 
-        ``messages`` are OpenAI chat messages with the system prompt first;
-        ``tools`` is the OpenAI ``tools`` list of everything the agent may call.
+        ``messages`` are OpenAI chat messages with the system prompt first, and
+        earlier turns' ``Exchange``s; ``tools`` is the OpenAI ``tools`` list of
+        everything the agent may call.
         """
         settings = self._settings
+        # The full schemas check arguments; the model reads the lean ones.
         catalog = Catalog.from_openai(tools)
+        sent_tools = lean_tools(tools)
         choice = choose_format(
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
@@ -120,7 +125,9 @@ class ToolLoop:
             request = CompletionRequest(
                 model=settings.model,
                 messages=self._messages(base, exchanges, choice.dialect, fallback),
-                tools=tools if choice.send_tools and tools and not wrap_up else None,
+                tools=sent_tools
+                if choice.send_tools and tools and not wrap_up
+                else None,
                 stop=choice.stop_sequences if not exchanges else None,
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
@@ -184,18 +191,16 @@ class ToolLoop:
                     yield TextOut(rest)
                 return
 
-            yield CallsOut(tuple(calls))
+            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
+            content = hop.parse.content.strip()
+            yield CallsOut(tuple(calls), raw=cut, content=content)
             results: list[str] = []
             async for outcome in self._run_calls(calls, catalog, budget):
-                results.append(result_text(outcome.data))
+                results.append(outcome.text)
                 yield outcome
-            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             exchanges.append(
                 Exchange(
-                    raw=cut,
-                    content=hop.parse.content.strip(),
-                    calls=tuple(calls),
-                    results=tuple(results),
+                    raw=cut, content=content, calls=tuple(calls), results=tuple(results)
                 )
             )
 
@@ -257,7 +262,7 @@ class ToolLoop:
             slots.append(slot)
             if refusal is not None:
                 refused.add(len(slots) - 1)
-                slot.set_result(ResultOut(call, refusal.text, True, 0.0))
+                slot.set_result(ResultOut(call, refusal.text, True, 0.0, refusal.text))
             elif executor.is_read_only(admitted):
                 task = asyncio.ensure_future(self._run_one(admitted))
                 task.add_done_callback(_copy_into(slot))
@@ -273,7 +278,7 @@ class ToolLoop:
             for position, slot in enumerate(slots):
                 outcome = await slot
                 if position not in refused:
-                    budget.remember(outcome.call, result_text(outcome.data))
+                    budget.remember(outcome.call, outcome.text)
                 yield outcome
         finally:
             if not writer.done():
@@ -288,32 +293,40 @@ class ToolLoop:
             raise
         except Exception as err:
             _LOGGER.debug("Tool %s failed: %s", call.name, err)
-            return ResultOut(call, error_text(err), True, time.monotonic() - started)
-        return ResultOut(call, outcome.data, outcome.failed, time.monotonic() - started)
+            text = error_text(err)
+            return ResultOut(call, text, True, time.monotonic() - started, text)
+        # The one place a result becomes text; nothing re-serialises it later.
+        text = result_text(outcome.data)
+        return ResultOut(
+            call, outcome.data, outcome.failed, time.monotonic() - started, text
+        )
 
     # -- messages -----------------------------------------------------------------
 
     def _base_messages(
-        self, messages: list[dict[str, Any]], catalog: Catalog, choice: FormatChoice
-    ) -> list[dict[str, Any]]:
+        self, messages: History, catalog: Catalog, choice: FormatChoice
+    ) -> History:
         """The system prompt gains the device guidance and the dialect's prompt."""
         extra = [device_guidance(catalog.names)]
         if choice.text_mode:
             extra.append(choice.dialect.system_prompt(catalog))
-        system = messages[0] if messages and messages[0]["role"] == "system" else None
-        parts = [system["content"]] if system else []
+        first = messages[0] if messages else None
+        system = (
+            first if isinstance(first, dict) and first["role"] == "system" else None
+        )
+        parts = [system["content"].rstrip()] if system else []
         parts.extend(part for part in extra if part)
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
         return head + (messages[1:] if system else list(messages))
 
     def _messages(
         self,
-        base: list[dict[str, Any]],
+        base: History,
         exchanges: list[Exchange],
         dialect: Dialect,
         fallback: bool,
     ) -> list[dict[str, Any]]:
-        history = to_fallback_history(base) if fallback else base
+        history = render_history(base, dialect, fallback=fallback)
         return history + render(exchanges, dialect, fallback=fallback)
 
 

@@ -1,5 +1,7 @@
 """How one turn's exchanges are written back into the request messages.
 
+Earlier turns' exchanges come back from the ChatLog as ``Exchange``s too and
+are rendered by the same code, so each request starts with the previous one.
 Two shapes exist. With the ``tool`` role (native calls, or a server whose chat
 template renders tool messages), the assistant message carries structured
 ``tool_calls`` and each result is a ``tool`` message. In fallback mode (a text
@@ -17,6 +19,16 @@ from typing import Any
 
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.model import ToolCall
+from ..toolcalls.prompting import result_text
+
+__all__ = [
+    "Exchange",
+    "History",
+    "render",
+    "render_history",
+    "result_text",
+    "trim_largest_result",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +73,6 @@ def trim_largest_result(exchanges: list[Exchange]) -> str | None:
     results[j] = kept + note
     exchanges[i] = replace(exchange, results=tuple(results))
     return f"cut the result of {exchange.calls[j].name} from {length} characters"
-
-
-def result_text(data: Any) -> str:
-    """A tool result as the text the model reads."""
-    if isinstance(data, str):
-        return data
-    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def openai_tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict:
@@ -129,25 +134,26 @@ def render(
     return messages
 
 
-def to_fallback_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rewrite earlier turns' tool messages for a server without the tool role."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.get("role") == "tool":
-            text = f"Tool result: {message.get('content', '')}"
-            if out and out[-1]["role"] == "user":
-                out[-1] = {**out[-1], "content": f"{out[-1]['content']}\n{text}"}
-            else:
-                out.append({"role": "user", "content": text})
-        elif message.get("role") == "assistant" and message.get("tool_calls"):
-            said = [message.get("content") or ""] + [
-                _called(c["function"]["name"], c["function"]["arguments"])
-                for c in message["tool_calls"]
-            ]
-            out.append({"role": "assistant", "content": "\n".join(said).strip()})
+# Earlier turns as the loop receives them: plain chat messages, and the
+# exchanges that ran tools, which are rendered like this turn's.
+History = list[dict[str, Any] | Exchange]
+
+
+def render_history(
+    history: History, dialect: Dialect, *, fallback: bool
+) -> list[dict[str, Any]]:
+    """Earlier turns in the shape of this turn, so a request repeats the last one.
+
+    An exchange of an earlier turn renders with the same code as it did then,
+    byte for byte, as long as the mode is the same.
+    """
+    messages: list[dict[str, Any]] = []
+    for item in history:
+        if isinstance(item, Exchange):
+            messages.extend(render([item], dialect, fallback=fallback))
         else:
-            out.append(message)
-    return out
+            messages.append(item)
+    return messages
 
 
 def _called(name: str, arguments_json: str) -> str:

@@ -1,7 +1,8 @@
 """Dialect registry, model-family presets and ``tool_format`` resolution.
 
 Built-in dialects live one per file in ``dialects/`` and are listed in
-``_BUILTIN`` (name -> module); they are imported on first use. A preset is an
+``_BUILTIN`` (name -> class); they are imported with this module, so a turn on
+Home Assistant's event loop never imports one. A preset is an
 ordered dialect chain for a model family; naming a dialect that does not exist
 is an error when the preset is registered or resolved, never a silent skip.
 """
@@ -9,12 +10,34 @@ is an error when the preset is registered or resolved, never a silent skip.
 from __future__ import annotations
 
 from collections.abc import Iterable
-import importlib
-import inspect
 import re
 
 from .chain import ChainDialect
+from .dialects.apertus import ApertusDialect
 from .dialects.base import Dialect
+from .dialects.command_r import CommandRDialect
+from .dialects.deepseek import DeepSeekDialect
+from .dialects.functionary import FunctionaryDialect
+from .dialects.functools import FunctoolsDialect
+from .dialects.gemma import GemmaDialect
+from .dialects.glm import GlmDialect
+from .dialects.gpt_oss import GptOssDialect
+from .dialects.granite import GraniteDialect
+from .dialects.hermes import HermesDialect
+from .dialects.home_llm import HomeLlmDialect
+from .dialects.kimi_k2 import KimiK2Dialect
+from .dialects.llama3 import Llama3Dialect
+from .dialects.markdown_json import MarkdownJsonDialect
+from .dialects.minimax import MiniMaxDialect
+from .dialects.mistral import MistralDialect
+from .dialects.native import NativeDialect
+from .dialects.nemotron import NemotronDialect
+from .dialects.pythonic import PythonicDialect
+from .dialects.qwen import QwenDialect
+from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
+from .dialects.react import ReactDialect
+from .dialects.seed_oss import SeedOssDialect
+from .dialects.xlam import XlamDialect
 from .streaming import DEFAULT_START_MARKERS, StreamDetector
 
 __all__ = [
@@ -35,32 +58,33 @@ class UnknownDialectError(ValueError):
     """A dialect or preset name that is not registered."""
 
 
-# Dialect name -> module in .dialects (one line per dialect).
-_BUILTIN: dict[str, str] = {
-    "native": "native",
-    "react": "react",
-    "hermes": "hermes",
-    "qwen": "qwen",
-    "qwen3_coder_xml": "qwen3_coder_xml",
-    "llama3": "llama3",
-    "mistral": "mistral",
-    "xlam": "xlam",
-    "functools": "functools",
-    "markdown_json": "markdown_json",
-    "home_llm": "home_llm",
-    "pythonic": "pythonic",
-    "granite": "granite",
-    "gemma": "gemma",
-    "functionary": "functionary",
-    "deepseek": "deepseek",
-    "gpt_oss": "gpt_oss",
-    "command_r": "command_r",
-    "glm": "glm",
-    "kimi_k2": "kimi_k2",
-    "minimax": "minimax",
-    "nemotron": "nemotron",
-    "apertus": "apertus",
-    "seed_oss": "seed_oss",
+# Every built-in dialect, imported with this module: nothing is imported later,
+# on Home Assistant's event loop, when a turn first needs a dialect.
+_BUILTIN: dict[str, type[Dialect]] = {
+    "native": NativeDialect,
+    "react": ReactDialect,
+    "hermes": HermesDialect,
+    "qwen": QwenDialect,
+    "qwen3_coder_xml": Qwen3CoderXmlDialect,
+    "llama3": Llama3Dialect,
+    "mistral": MistralDialect,
+    "xlam": XlamDialect,
+    "functools": FunctoolsDialect,
+    "markdown_json": MarkdownJsonDialect,
+    "home_llm": HomeLlmDialect,
+    "pythonic": PythonicDialect,
+    "granite": GraniteDialect,
+    "gemma": GemmaDialect,
+    "functionary": FunctionaryDialect,
+    "deepseek": DeepSeekDialect,
+    "gpt_oss": GptOssDialect,
+    "command_r": CommandRDialect,
+    "glm": GlmDialect,
+    "kimi_k2": KimiK2Dialect,
+    "minimax": MiniMaxDialect,
+    "nemotron": NemotronDialect,
+    "apertus": ApertusDialect,
+    "seed_oss": SeedOssDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -151,7 +175,6 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 _classes: dict[str, type[Dialect]] = {}
 _instances: dict[str, Dialect] = {}
-_missing: set[str] = set()
 
 
 def register_dialect(name: str, cls: type[Dialect]) -> None:
@@ -160,30 +183,11 @@ def register_dialect(name: str, cls: type[Dialect]) -> None:
         raise TypeError("register_dialect needs a name and a Dialect subclass")
     _classes[name] = cls
     _instances.pop(name, None)
-    _missing.discard(name)
     _union_cache.clear()
 
 
 def _load(name: str) -> type[Dialect] | None:
-    if name in _classes:
-        return _classes[name]
-    module_name = _BUILTIN.get(name)
-    if module_name is None or name in _missing:
-        return None
-    full = f"{__package__}.dialects.{module_name}"
-    try:
-        module = importlib.import_module(full)
-    except ModuleNotFoundError as err:
-        if err.name != full:
-            raise
-        _missing.add(name)
-        return None
-    for _, obj in inspect.getmembers(module, inspect.isclass):
-        if issubclass(obj, Dialect) and obj is not Dialect and obj.name == name:
-            _classes[name] = obj
-            return obj
-    _missing.add(name)
-    return None
+    return _classes.get(name) or _BUILTIN.get(name)
 
 
 def get_dialect(name: str) -> Dialect:
@@ -202,10 +206,8 @@ def get_dialect(name: str) -> Dialect:
 
 def dialect_names() -> tuple[str, ...]:
     """Names of every dialect that can be loaded, built-ins first."""
-    for name in _BUILTIN:
-        _load(name)
     extras = [n for n in _classes if n not in _BUILTIN]
-    return (*(n for n in _BUILTIN if n in _classes), *extras)
+    return (*_BUILTIN, *extras)
 
 
 def _chain(names: Iterable[str], label: str) -> ChainDialect:

@@ -388,13 +388,12 @@ class ReactDialect(Dialect):
         return bool(calls)
 
     def system_prompt(self, catalog: Catalog) -> str:
-        names = ", ".join(catalog.names)
         return (
             "You can use tools. Available tools:\n"
             f"{compact_catalog(catalog)}\n\n"
             "To use a tool, reply exactly in this format and then stop:\n"
             "Thought: <why you need the tool>\n"
-            f"Action: <one tool name from: {names}>\n"
+            "Action: <one tool name from the list>\n"
             'Action Input: <the arguments as a JSON object, e.g. {"name": "kitchen light"}>\n\n'
             'You will then receive the result as "Observation: ...". Never write an '
             "Observation yourself. When you can answer, reply:\n"
