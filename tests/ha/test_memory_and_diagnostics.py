@@ -4,15 +4,38 @@ from __future__ import annotations
 
 import json
 
+from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.components.diagnostics import (
     get_diagnostics_for_config_entry,
 )
 
-from custom_components.toolbelt.const import CONF_API_KEY
+from custom_components.toolbelt.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_SERVER_KIND,
+    DOMAIN,
+)
 from custom_components.toolbelt.outside_data import RULE
-from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
+from custom_components.toolbelt.tools.const import (
+    CONF_MCP_TOKEN,
+    CONF_MCP_URL,
+    CONF_MEMORY_BACKEND,
+    CONF_SEARCH_API_KEY,
+    CONF_SEARCH_BACKEND,
+    CONF_SEARCH_URL,
+    SUBENTRY_TYPE_TOOLS,
+)
+from tests.ha.conftest import (
+    agent_options,
+    async_add_toolbelt,
+    async_converse,
+    bare,
+    speech,
+)
 from tests.openai_server import OpenAIServer
 
 
@@ -135,5 +158,87 @@ async def test_diagnostics_trace_every_call_of_a_turn_and_time_gives_way(
     assert calls[0]["arguments"] == {"name": "Kitchen light"}
     assert calls[0]["latency_ms"] >= 0
     assert calls[1]["backend"] == "sqlite"
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    await hass.async_block_till_done()
+
+
+SECRETS = {
+    "api_key": "sk-live-SECRET1",
+    "proxy_password": "proxyPW-SECRET2",
+    "mcp_token": "mcp-SECRET3",
+    "mcp_url_token": "urltoken-SECRET4",
+    "mcp_password": "mcpPW-SECRET5",
+    "search_api_key": "search-SECRET6",
+    "search_url_password": "searxPW-SECRET7",
+    "search_url_token": "searxtok-SECRET8",
+}
+
+
+@pytest.mark.parametrize("search", ["brave", "tavily", "searxng"])
+async def test_diagnostics_hold_no_secret_with_every_backend_configured(
+    hass: HomeAssistant, ha_ready, hass_client, openai_server: OpenAIServer, search
+) -> None:
+    """Keys, tokens, and credentials or queries in any URL never reach a report."""
+    base_url = openai_server.base_url.replace(
+        "http://", f"http://anna:{SECRETS['proxy_password']}@"
+    )
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Test server",
+        unique_id=openai_server.base_url,
+        data={
+            CONF_SERVER_KIND: "llamacpp",
+            CONF_BASE_URL: base_url,
+            CONF_API_KEY: SECRETS["api_key"],
+        },
+        subentries_data=[
+            ConfigSubentryData(
+                data=agent_options(),
+                subentry_type="conversation",
+                title="Test agent",
+                unique_id=None,
+            ),
+            ConfigSubentryData(
+                data={
+                    CONF_MEMORY_BACKEND: "mcp",
+                    CONF_MCP_URL: f"https://bob:{SECRETS['mcp_password']}@mcp.example/"
+                    f"mcp?token={SECRETS['mcp_url_token']}",
+                    CONF_MCP_TOKEN: SECRETS["mcp_token"],
+                    CONF_SEARCH_BACKEND: search,
+                    CONF_SEARCH_URL: f"https://me:{SECRETS['search_url_password']}"
+                    f"@searx.example/search?key={SECRETS['search_url_token']}",
+                    CONF_SEARCH_API_KEY: SECRETS["search_api_key"],
+                },
+                subentry_type=SUBENTRY_TYPE_TOOLS,
+                title="Tool backends",
+                unique_id=None,
+            ),
+        ],
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, entry)
+
+    text = json.dumps(diag)
+    for name, secret in SECRETS.items():
+        assert secret not in text, name
+    tools = next(s for s in diag["subentries"] if s["type"] == SUBENTRY_TYPE_TOOLS)
+    assert tools["data"][CONF_MCP_TOKEN] == "**REDACTED**"
+    assert tools["data"][CONF_SEARCH_API_KEY] == "**REDACTED**"
+    assert tools["data"][CONF_MCP_URL] == (
+        "https://**REDACTED**@mcp.example/mcp?**REDACTED**"
+    )
+    assert tools["data"][CONF_SEARCH_URL] == (
+        "https://**REDACTED**@searx.example/search?**REDACTED**"
+    )
+    assert diag["entry"]["data"][CONF_BASE_URL] == (
+        f"http://**REDACTED**@127.0.0.1:{openai_server.port}/v1"
+    )
+    assert diag["entry"]["data"][CONF_API_KEY] == "**REDACTED**"
+    # What is not secret stays readable for the bug report.
+    assert tools["data"][CONF_SEARCH_BACKEND] == search
+    assert diag["subentries"][0]["data"]["model"] == "test-model"
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
