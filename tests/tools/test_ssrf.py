@@ -67,6 +67,16 @@ class MappedResolver(AbstractResolver):
         ("http://224.0.0.251/", "multicast"),
         ("http://[::ffff:127.0.0.1]/", "loopback"),
         ("http://[fe80::1]/", "link-local"),
+        # Ranges no public server answers from, whatever IPv4 address they carry.
+        ("http://[::ffff:8.8.8.8]/", "IPv4-mapped"),
+        ("http://[::ffff:c0a8:101]/", "IPv4-mapped"),
+        ("http://[::8.8.8.8]/", "IPv4-compatible"),
+        ("http://[::7f00:1]/", "IPv4-compatible"),
+        ("http://[fec0::1]/", "site-local"),
+        ("http://[feff:ffff::1]/", "site-local"),
+        # NAT64 and 6to4 are judged by the IPv4 host they reach.
+        ("http://[64:ff9b::c0a8:101]/", "private"),
+        ("http://[2002:7f00:1::1]/", "loopback"),
     ],
 )
 async def test_default_refuses_local_addresses(url: str, reason: str) -> None:
@@ -90,6 +100,20 @@ async def test_every_resolved_address_is_checked() -> None:
     resolver = MappedResolver({"mixed.example.com": ["93.184.216.34", "10.1.2.3"]})
     with pytest.raises(FetchRefusedError, match=r"10\.1\.2\.3"):
         await check_url(URL("https://mixed.example.com/"), AllowList(), resolver)
+
+
+@pytest.mark.parametrize(
+    "address", ["64:ff9b::808:808", "2002:808:808::1", "2606:2800:220:1::1"]
+)
+async def test_public_ipv6_passes(address: str) -> None:
+    """NAT64 and 6to4 to a public IPv4 host, and plain global IPv6, are public."""
+    assert await check_url(URL(f"http://[{address}]/"), AllowList(), MappedResolver({}))
+
+
+async def test_a_name_resolving_to_a_mapped_address_is_refused() -> None:
+    resolver = MappedResolver({"sneaky.example": ["::ffff:93.184.216.34"]})
+    with pytest.raises(FetchRefusedError, match="IPv4-mapped"):
+        await check_url(URL("http://sneaky.example/"), AllowList(), resolver)
 
 
 async def test_public_host_passes() -> None:

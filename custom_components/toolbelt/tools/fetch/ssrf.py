@@ -33,6 +33,13 @@ METADATA_ADDRESSES = frozenset(
 )
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# IPv6 ranges no public web server answers from, whatever address they carry:
+# a stack may route ::ffff:127.0.0.1 or ::127.0.0.1 to this machine.
+_NOT_PUBLIC_V6 = (
+    (ipaddress.ip_network("::ffff:0:0/96"), "an IPv4-mapped IPv6 address"),
+    (ipaddress.ip_network("::/96"), "an IPv4-compatible IPv6 address"),
+    (ipaddress.ip_network("fec0::/10"), "a site-local IPv6 address"),
+)
 
 
 class Resolver(Protocol):
@@ -96,18 +103,22 @@ def _looks_like_hostname(name: str) -> bool:
 
 def refusal_reason(address: IPAddress) -> str | None:
     """Why this address is off limits, or None when it is a public address."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None:
-            return refusal_reason(embedded)
     if address in METADATA_ADDRESSES:
         return "a cloud metadata address"
     if address.is_unspecified:
         return "an unspecified address"
     if address.is_loopback:
         return "a loopback address (this machine)"
+    if isinstance(address, ipaddress.IPv6Address):
+        for network, reason in _NOT_PUBLIC_V6:
+            if address in network:
+                return reason
+        # 6to4 and NAT64 reach IPv4 hosts: judge them by the host they reach.
+        embedded = address.sixtofour
+        if embedded is None and address in _NAT64:
+            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if embedded is not None:
+            return refusal_reason(embedded)
     if address.is_link_local:
         return "a link-local address"
     if address.is_multicast:
