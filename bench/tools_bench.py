@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+import resource
 import statistics
 import tempfile
 import time
@@ -36,6 +37,32 @@ def bench_extract() -> None:
             extract_html(page)
             times.append(time.perf_counter() - t0)
         print(f"extract_html {len(page) / 1024:7.0f} KB: {min(times) * 1000:7.1f} ms")
+
+
+# 2 MB pages built to be slow to extract (before the element bound, "paragraphs"
+# took 23 s of CPU and 427 MB peak; "table" 11.7 s, "links" 10.3 s).
+CRAFTED = {
+    "paragraphs": b"<html><body>" + b"<p>word " * 250_000 + b"</body></html>",
+    "table": b"<html><body><table>"
+    + b"<tr><td>a</td><td>b</td></tr>" * 70_000
+    + b"</table></body></html>",
+    "links": b"<html><body>" + b"<a href='/x'>link text here</a> " * 60_000,
+    "one text node": b"<html><body><p>" + b"lorem ipsum " * 170_000 + b"</p>",
+    "deep nesting": b"<html><body>" + b"<div>x" * 100_000 + b"</div>" * 100_000,
+}
+
+
+def bench_crafted() -> None:
+    """Worst pages the fetcher may hand over: CPU time and peak memory."""
+    for name, page in CRAFTED.items():
+        t0 = time.process_time()
+        extract_html(page, "https://e.org/", max_chars=8000)
+        cpu = time.process_time() - t0
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"crafted {name:14s} {len(page) / 1e6:.1f} MB: {cpu * 1000:6.0f} ms CPU,"
+            f" process peak {peak:.0f} MB"
+        )
 
 
 async def bench_memory() -> None:
@@ -77,4 +104,5 @@ async def bench_memory() -> None:
 
 if __name__ == "__main__":
     bench_extract()
+    bench_crafted()
     asyncio.run(bench_memory())

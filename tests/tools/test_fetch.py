@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import time
+import zlib
 
 import aiohttp
 from aiohttp import web
 import pytest
 
 from custom_components.toolbelt.tools.errors import FetchFailedError, FetchRefusedError
+from custom_components.toolbelt.tools.fetch.extract import (
+    MAX_EXTRACT_ELEMENTS,
+    extract_html,
+)
 from custom_components.toolbelt.tools.fetch.fetcher import WebFetcher
 from custom_components.toolbelt.tools.fetch.ssrf import parse_allow_list
 
@@ -169,6 +175,64 @@ async def test_endless_body_is_cut_at_the_cap(
     assert len(page.text) < 256 * 1024 + 100
 
 
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_compression_bomb_inflates_only_up_to_the_cap(
+    local_server: StartServer, session: aiohttp.ClientSession, encoding: str
+) -> None:
+    """30 MB packed into ~30 KB is inflated chunk by chunk and stops at the cap.
+
+    The server ignores our Accept-Encoding: identity, as a hostile one would.
+    """
+    plain = b"A" * (30 * 1024 * 1024)
+    packed = (
+        gzip.compress(plain, compresslevel=9)
+        if encoding == "gzip"
+        else zlib.compress(plain, 9)
+    )
+    assert len(packed) < 64 * 1024
+    asked: list[str | None] = []
+
+    async def bomb(request: web.Request) -> web.Response:
+        asked.append(request.headers.get("Accept-Encoding"))
+        return web.Response(
+            body=packed,
+            headers={"Content-Type": "text/plain", "Content-Encoding": encoding},
+        )
+
+    server = await _serve(local_server, {"/bomb": bomb})
+    fetcher = _fetcher(session, max_bytes=256 * 1024)
+
+    page = await fetcher.fetch(f"{server.url}/bomb", max_chars=10**7)
+
+    assert asked == ["identity"]
+    assert page.truncated
+    assert page.text.endswith("[… cut: the page is larger than the download limit]")
+    # What was read into memory is the cap, not the 30 MB the body inflates to.
+    assert page.text.count("A") == 256 * 1024
+
+
+async def test_a_compressed_page_is_read_and_other_encodings_refused(
+    local_server: StartServer, session: aiohttp.ClientSession
+) -> None:
+    async def packed(request: web.Request) -> web.Response:
+        return web.Response(
+            body=gzip.compress(ARTICLE.encode()),
+            headers={"Content-Type": "text/html", "Content-Encoding": "gzip"},
+        )
+
+    async def brotli(request: web.Request) -> web.Response:
+        return web.Response(
+            body=b"\x0b\x02\x80hello\x03",
+            headers={"Content-Type": "text/plain", "Content-Encoding": "br"},
+        )
+
+    server = await _serve(local_server, {"/gz": packed, "/br": brotli})
+    page = await _fetcher(session).fetch(f"{server.url}/gz")
+    assert "crosses northern Spain" in page.text
+    with pytest.raises(FetchRefusedError, match="compressed as 'br'"):
+        await _fetcher(session).fetch(f"{server.url}/br")
+
+
 @pytest.mark.parametrize(
     ("content_type", "body"),
     [
@@ -273,3 +337,25 @@ async def test_charset_is_respected(
 
     page = await _fetcher(session).fetch(f"{server.url}/l")
     assert page.text == "Crème brûlée à Noël"
+
+
+def test_a_page_too_big_for_the_extractor_still_gives_its_main_text() -> None:
+    """Over MAX_EXTRACT_ELEMENTS the cheap path reads <article>, never the furniture."""
+    paragraphs = "".join(
+        f"<p>Paragraph {i} about the eclipse.</p>" for i in range(MAX_EXTRACT_ELEMENTS)
+    )
+    page = (
+        "<html><head><title>Big</title><script>var secret = 1;</script></head><body>"
+        "<nav>Home | Shop</nav><article><h1>Eclipse</h1>"
+        f"{paragraphs}</article><footer>Cookie settings</footer></body></html>"
+    ).encode()
+
+    extracted = extract_html(page, "https://e.org/", max_chars=2000)
+
+    assert extracted.title == "Big"
+    assert extracted.text.startswith("Eclipse\n\nParagraph 0 about the eclipse.")
+    assert "Shop" not in extracted.text
+    assert "Cookie" not in extracted.text
+    assert "secret" not in extracted.text
+    # Reading stopped near what the model can use, not at the end of the page.
+    assert 2000 < len(extracted.text) < 6000

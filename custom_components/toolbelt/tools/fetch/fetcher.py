@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+import zlib
 
 import aiohttp
 from aiohttp.resolver import ThreadedResolver
@@ -41,7 +42,12 @@ TEXT_TYPES = frozenset(
 HEADERS = {
     "User-Agent": "Mozilla/5.0 (compatible; HomeAssistant-Toolbelt/0.1)",
     "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+    # The byte cap must count what lands in memory: a 30 KB gzip body can
+    # inflate to 30 MB. We ask for none and inflate any we get under the cap.
+    "Accept-Encoding": "identity",
 }
+# zlib reads both gzip and zlib-wrapped deflate with this window.
+_GZIP_OR_ZLIB = zlib.MAX_WBITS | 32
 
 RunBlocking = Callable[..., Awaitable[Any]]
 
@@ -127,7 +133,9 @@ class WebFetcher:
         redirect the connection. Addresses are tried in order.
         """
         if not addresses or url.host in (str(a) for a in addresses):
-            return await self._session.get(url, allow_redirects=False, headers=HEADERS)
+            return await self._session.get(
+                url, allow_redirects=False, headers=HEADERS, auto_decompress=False
+            )
         host_header = url.host if url.is_default_port() else f"{url.host}:{url.port}"
         headers = {**HEADERS, "Host": host_header}
         if url.scheme == "https":
@@ -142,6 +150,7 @@ class WebFetcher:
                     allow_redirects=False,
                     headers=headers,
                     server_hostname=url.host if url.scheme == "https" else None,
+                    auto_decompress=False,
                 )
             except aiohttp.ClientConnectorError as err:
                 last_error = err
@@ -149,22 +158,38 @@ class WebFetcher:
         raise last_error
 
     async def _read_capped(self, resp: aiohttp.ClientResponse) -> tuple[bytes, bool]:
-        """Read at most max_bytes; refuse early when the size is declared too big."""
+        """Read at most max_bytes of the decoded body; refuse a declared oversize.
+
+        Compressed bodies are inflated here, chunk by chunk, never past the cap.
+        """
         declared = resp.content_length
         if declared is not None and declared > self._max_bytes:
             raise FetchRefusedError(
                 f"The page is {declared / 1_048_576:.1f} MB; web_fetch reads at most "
                 f"{self._max_bytes / 1_048_576:g} MB."
             )
+        inflate = _inflater(resp)
         chunks: list[bytes] = []
         total = 0
         async for chunk in resp.content.iter_chunked(64 * 1024):
-            room = self._max_bytes - total
-            if len(chunk) > room:
-                chunks.append(chunk[:room])
-                return b"".join(chunks), True
-            chunks.append(chunk)
-            total += len(chunk)
+            pending = chunk
+            while pending:
+                room = self._max_bytes - total
+                if inflate is None:
+                    data, pending = pending[: room + 1], b""
+                else:
+                    try:
+                        data = inflate.decompress(pending, room + 1)
+                    except zlib.error as err:
+                        raise FetchFailedError(
+                            f"{resp.url.host} sent a damaged compressed body."
+                        ) from err
+                    pending = inflate.unconsumed_tail
+                if len(data) > room:
+                    chunks.append(data[:room])
+                    return b"".join(chunks), True
+                chunks.append(data)
+                total += len(data)
         return b"".join(chunks), False
 
     async def _to_page(
@@ -185,7 +210,15 @@ class WebFetcher:
             not content_type
             and body.lstrip()[:15].lower().startswith(b"<!doctype html")
         ):
-            extracted = await self._run_blocking(extract_html, body, str(url))
+            try:
+                extracted = await self._run_blocking(
+                    extract_html, body, str(url), max_chars
+                )
+            except Exception as err:  # lxml/trafilatura on a malformed page
+                raise FetchFailedError(
+                    f"{url.host} answered, but its page could not be turned into "
+                    f"text ({type(err).__name__})."
+                ) from err
             title, text = extracted.title, extracted.text
         else:
             title, text = None, decode_text(body, resp.charset)
@@ -215,6 +248,19 @@ def _parse_url(url: str) -> URL:
     if parsed.scheme in ("http", "https") and not parsed.host:
         raise FetchRefusedError(f"'{url}' has no host name.")
     return parsed
+
+
+def _inflater(resp: aiohttp.ClientResponse) -> Any:
+    """A zlib inflater for a gzip/deflate body, None for an uncompressed one."""
+    encoding = resp.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(_GZIP_OR_ZLIB)
+    raise FetchRefusedError(
+        f"{resp.url.host} sent the page compressed as '{encoding}', which web_fetch "
+        "does not read (it asks for no compression)."
+    )
 
 
 def _next_hop(url: URL, resp: aiohttp.ClientResponse) -> URL:
