@@ -142,3 +142,20 @@ async def test_tools_sent_are_exactly_what_this_ha_offers(
     )
     sent = {tool["function"]["name"] for tool in openai_server.requests[0].tools}
     assert sent == {tool.name for tool in api.tools}
+
+
+async def test_a_lone_surrogate_in_call_arguments_is_mended_not_blamed_on_the_server(
+    hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
+) -> None:
+    """A JSON escape for half a character runs as U+FFFD; the next request goes out."""
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light\ud800"}}]
+    )
+    openai_server.reply_text("I could not find that light.")
+
+    result = await async_converse(hass, "turn on the kitchen light")
+
+    assert speech(result) == "I could not find that light."
+    assistant = openai_server.requests[1].messages[-2]
+    sent = json.loads(assistant["tool_calls"][0]["function"]["arguments"])
+    assert sent == {"name": "Kitchen light\ufffd"}

@@ -12,6 +12,7 @@ from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import issue_registry as ir, llm
 from homeassistant.setup import async_setup_component
+import pytest
 import pytest_asyncio
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -501,3 +502,49 @@ async def test_outside_content_is_marked_as_data_and_cannot_break_out(
         assert "‹/outside-data" in text
         inside = text.split(f'<outside-data source="{source}">', 1)[1]
         assert "ignore all previous instructions" in inside.split("</outside-data>")[0]
+
+
+@pytest.mark.parametrize(
+    "memory_id", ["²", "1²", "100000000000000000000", "10²⁰", "\ud800"]
+)
+async def test_odd_memory_ids_get_a_readable_error(
+    hass: HomeAssistant, setup_api: Callable[..., Any], memory_id: str
+) -> None:
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+    context = llm_context()
+    result = await call(
+        hass, "memory", {"action": "delete", "memory_id": memory_id}, context
+    )
+    assert result["error"].startswith("ERROR: ")
+    assert "is not a memory id; ids are numbers shown by a search" in result["error"]
+
+
+async def test_a_lone_surrogate_is_stored_mended(
+    hass: HomeAssistant, setup_api: Callable[..., Any]
+) -> None:
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+    context = llm_context()
+    stored = await call(
+        hass, "memory", {"action": "store", "content": "Tea \ud800 at five"}, context
+    )
+    assert stored["result"].endswith("Tea \ufffd at five")
+    found = await call(hass, "memory", {"action": "search", "query": "tea"}, context)
+    assert "Tea \ufffd at five" in found["result"]
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        (f"https://{'a' * 64}.example.com/", "longer than 63 characters"),
+        ("https://a..example.com/", "empty label"),
+        (f"https://{'a.' * 130}com/", "longer than 253 characters"),
+    ],
+)
+async def test_invalid_host_names_get_a_readable_error(
+    hass: HomeAssistant, setup_api: Callable[..., Any], url: str, problem: str
+) -> None:
+    await setup_api(MockConfigEntry(domain=DOMAIN))
+    result = await call(hass, "web_fetch", {"url": url}, llm_context())
+    assert result["error"].startswith("ERROR: ")
+    assert "is not a valid host name" in result["error"]
+    assert problem in result["error"]

@@ -10,19 +10,27 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..surrogates import mend_surrogates
+
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
-    """A piece of the answer text, as it arrived."""
+    """A piece of the answer text, as it arrived (lone surrogates mended)."""
 
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", mend_surrogates(self.text))
 
 
 @dataclass(frozen=True, slots=True)
 class ReasoningDelta:
-    """A piece of the model's reasoning (never spoken)."""
+    """A piece of the model's reasoning (never spoken; lone surrogates mended)."""
 
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", mend_surrogates(self.text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +41,11 @@ class ToolCallDelta:
     id: str | None
     name: str | None
     arguments: str | None
+
+    def __post_init__(self) -> None:
+        for field in ("id", "name", "arguments"):
+            if (value := getattr(self, field)) is not None:
+                object.__setattr__(self, field, mend_surrogates(value))
 
 
 @dataclass(frozen=True, slots=True)

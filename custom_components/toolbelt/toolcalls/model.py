@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..surrogates import mend_all
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -13,6 +15,11 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        # JSON escapes can decode to lone surrogates, which no request, log or
+        # database can encode: mend them before the call runs or is sent back.
+        object.__setattr__(self, "arguments", mend_all(self.arguments))
 
 
 @dataclass(frozen=True, slots=True)

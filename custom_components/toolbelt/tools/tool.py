@@ -22,6 +22,7 @@ import logging
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from ..surrogates import mend_all
 from ..toolcalls.schema import ArgumentError, validate_arguments
 from .errors import ToolError
 
@@ -94,7 +95,7 @@ class Tool:
             if value is None and key not in required:
                 continue  # an optional argument sent as null means "not given"
             if key in props and key not in renamed:
-                renamed[key] = _match_enum_case(props[key], value)
+                renamed[key] = _match_enum_case(props[key], mend_all(value))
         return validate_arguments(self.schema, renamed)
 
     async def invoke(

@@ -247,7 +247,28 @@ def _parse_url(url: str) -> URL:
         raise FetchRefusedError(f"'{url}' is not a valid URL.") from err
     if parsed.scheme in ("http", "https") and not parsed.host:
         raise FetchRefusedError(f"'{url}' has no host name.")
+    if parsed.host and (problem := _host_problem(parsed.host)):
+        raise FetchRefusedError(f"'{parsed.host}' is not a valid host name: {problem}.")
     return parsed
+
+
+def _host_problem(host: str) -> str | None:
+    """What DNS would refuse in a host name (IDNA raises UnicodeError for it)."""
+    if host.startswith("[") or host.replace(".", "").isdigit():
+        return None  # an IP literal
+    name = host.rstrip(".")
+    if len(name) > 253:
+        return "it is longer than 253 characters"
+    for label in name.split("."):
+        if not label:
+            return "it has an empty label (two dots in a row)"
+        if len(label) > 63:
+            return f"the label '{label[:20]}…' is longer than 63 characters"
+    try:
+        name.encode("idna")
+    except UnicodeError as err:
+        return str(err) or "it cannot be encoded for DNS"
+    return None
 
 
 def _inflater(resp: aiohttp.ClientResponse) -> Any:

@@ -275,7 +275,8 @@ def _memory(row: sqlite3.Row) -> Memory:
 
 def _row_id(memory_id: str) -> int:
     text = normalise_id(memory_id)
-    if not text.isdigit():
+    # ASCII digits only ("²" is a digit to str.isdigit), and within SQLite's range.
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
         raise MemoryNotFoundError(
             f"'{memory_id}' is not a memory id; ids are numbers shown by a search."
         )
