@@ -35,6 +35,7 @@ from custom_components.toolbelt.tools.const import (
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
+    CONF_SHARED_MEMORY_EDITORS,
     DOMAIN,
     ISSUE_SEARCH_AUTH,
     SUBENTRY_TYPE_TOOLS,
@@ -548,3 +549,79 @@ async def test_invalid_host_names_get_a_readable_error(
     assert result["error"].startswith("ERROR: ")
     assert "is not a valid host name" in result["error"]
     assert problem in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("editors", "who_may"),
+    [
+        ("admins", {"admin"}),
+        ("users", {"admin", "user"}),
+        ("anyone", {"admin", "user", "satellite"}),
+    ],
+)
+async def test_who_may_change_shared_memories(
+    hass: HomeAssistant,
+    setup_api: Callable[..., Any],
+    hass_admin_user: Any,
+    hass_read_only_user: Any,
+    editors: str,
+    who_may: set[str],
+) -> None:
+    """A satellite stores a shared fact; the setting says who may change it."""
+    await setup_api(tools_entry(**{CONF_SHARED_MEMORY_EDITORS: editors}))
+    users = {
+        "admin": hass_admin_user.id,
+        "user": hass_read_only_user.id,
+        "satellite": None,
+    }
+    for who, user_id in users.items():
+        stored = await call(
+            hass,
+            "memory",
+            {"action": "store", "content": f"The gate code changes on {who} day."},
+            llm_context(None),
+        )
+        memory_id = stored["result"].split()[2]  # "Stored memory 7 for ..."
+        changed = await call(
+            hass,
+            "memory",
+            {"action": "update", "memory_id": memory_id, "content": "Hacked."},
+            llm_context(user_id),
+        )
+        deleted = await call(
+            hass,
+            "memory",
+            {"action": "delete", "memory_id": memory_id},
+            llm_context(user_id),
+        )
+        if who in who_may:
+            assert changed["result"] == f"Updated memory {memory_id}: Hacked."
+            assert deleted["result"] == f"Deleted memory {memory_id}: Hacked."
+        else:
+            for refused in (changed, deleted):
+                assert refused["error"].startswith("ERROR: ")
+                assert "shared by everyone in the home" in refused["error"]
+                assert "an administrator can do it" in refused["error"]
+            found = await call(
+                hass, "memory", {"action": "search", "query": "gate"}, llm_context()
+            )
+            assert f"The gate code changes on {who} day." in found["result"]
+
+
+async def test_anyone_still_stores_and_changes_their_own_memories(
+    hass: HomeAssistant, setup_api: Callable[..., Any], hass_read_only_user: Any
+) -> None:
+    """The setting is about shared facts: a user's own stay theirs to change."""
+    await setup_api(tools_entry(**{CONF_SHARED_MEMORY_EDITORS: "admins"}))
+    mine = llm_context(hass_read_only_user.id)
+    stored = await call(
+        hass, "memory", {"action": "store", "content": "I like tea."}, mine
+    )
+    memory_id = stored["result"].split()[2]
+    changed = await call(
+        hass,
+        "memory",
+        {"action": "update", "memory_id": memory_id, "content": "I like coffee."},
+        llm_context(hass_read_only_user.id),
+    )
+    assert changed["result"] == f"Updated memory {memory_id}: I like coffee."

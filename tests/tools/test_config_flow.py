@@ -22,6 +22,7 @@ from custom_components.toolbelt.tools.const import (
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
+    CONF_SHARED_MEMORY_EDITORS,
     DOMAIN,
     SUBENTRY_TYPE_TOOLS,
 )
@@ -104,6 +105,7 @@ async def test_searxng_is_tested_then_saved(
         CONF_FETCH_MAX_CHARS: 6000,
         CONF_FETCH_ALLOW_LIST: ["wiki.lan", "192.168.1.0/24"],
         CONF_SEARCH_URL: server.url,
+        CONF_SHARED_MEMORY_EDITORS: "admins",  # the default: only administrators
     }
 
 
@@ -206,3 +208,13 @@ async def test_only_one_tools_subentry(
     data = entry.subentries[subentry.subentry_id].data
     assert data[CONF_SEARCH_BACKEND] == "brave"
     assert data[CONF_SEARCH_API_KEY] == "BSA-key"
+
+
+async def test_defaults_need_no_search_url(hass: HomeAssistant) -> None:
+    """Submit on the defaults: SQLite, no web search, admins change shared memories."""
+    result = await _start(hass, _entry(hass))
+    result = await _configure(hass, result["flow_id"], {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"][CONF_MEMORY_BACKEND] == "sqlite"
+    assert result["data"][CONF_SEARCH_BACKEND] == "none"
+    assert result["data"][CONF_SHARED_MEMORY_EDITORS] == "admins"

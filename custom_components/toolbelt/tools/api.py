@@ -30,6 +30,8 @@ from .const import (
     API_ID,
     API_NAME,
     DOMAIN,
+    EDITORS_ANYONE,
+    EDITORS_USERS,
     MEMORY_DB_FILENAME,
     MEMORY_SQLITE,
     SUBENTRY_TYPE_TOOLS,
@@ -41,6 +43,16 @@ from .tool import Tool, ToolOutcome
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
 DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a turn's tool calls act for: the HA user and what they may change."""
+
+    user_id: str | None
+    may_change_shared: bool = True
+
+
 # tool -> (read_only, open_world), for HA versions that annotate tools.
 TOOL_HINTS = {
     "memory": (False, False),
@@ -129,8 +141,14 @@ class ToolbeltToolsAPI(llm.API):
         turn = self.hub.traces.turn(context.id if context else ulid_now())
         user_id = context.user_id if context else None
         services = self.hub.services()
+        caller = Caller(
+            user_id,
+            may_change_shared=await self._may_change_shared(
+                user_id, services.settings.shared_memory_editors
+            ),
+        )
         tools: list[llm.Tool] = [
-            ToolbeltLlmTool(tool, self.hub, turn, user_id)
+            ToolbeltLlmTool(tool, self.hub, turn, caller)
             for tool in ALL_TOOLS
             if tool is not SEARCH_TOOL or services.search is not None
         ]
@@ -147,8 +165,17 @@ class ToolbeltToolsAPI(llm.API):
             tools=tools,
             turn=turn,
             hub=self.hub,
-            user_id=user_id,
+            caller=caller,
         )
+
+    async def _may_change_shared(self, user_id: str | None, editors: str) -> bool:
+        """Whether this conversation may update or delete shared memories."""
+        if editors == EDITORS_ANYONE:
+            return True
+        user = await self.hass.auth.async_get_user(user_id) if user_id else None
+        if editors == EDITORS_USERS:
+            return user is not None
+        return user is not None and user.is_admin
 
 
 @dataclass(kw_only=True)
@@ -157,7 +184,7 @@ class ToolbeltAPIInstance(llm.APIInstance):
 
     turn: TurnRecord
     hub: ToolsHub
-    user_id: str | None = None
+    caller: Caller
 
     async def async_call_tool(self, tool_input: llm.ToolInput) -> JsonObjectType:
         """Call by canonical or legacy name; unknown names raise like HA does.
@@ -175,7 +202,7 @@ class ToolbeltAPIInstance(llm.APIInstance):
                     self.api.hass, tool_input, self.llm_context
                 )
         if (ours := TOOLS_BY_NAME.get(tool_input.tool_name)) is not None:
-            hidden = ToolbeltLlmTool(ours, self.hub, self.turn, self.user_id)
+            hidden = ToolbeltLlmTool(ours, self.hub, self.turn, self.caller)
             return await hidden.async_call(self.api.hass, tool_input, self.llm_context)
         raise HomeAssistantError(f'Tool "{tool_input.tool_name}" not found')
 
@@ -189,7 +216,7 @@ class ToolbeltLlmTool(llm.Tool):
     """HA 2026.10 records which integration provides a tool (harmless before)."""
 
     def __init__(
-        self, tool: Tool, hub: ToolsHub, turn: TurnRecord, user_id: str | None
+        self, tool: Tool, hub: ToolsHub, turn: TurnRecord, caller: Caller
     ) -> None:
         """Copy name/description; parameters come from the tool's JSON schema."""
         self.name = tool.name
@@ -205,7 +232,7 @@ class ToolbeltLlmTool(llm.Tool):
         self.tool = tool
         self._hub = hub
         self._turn = turn
-        self._user_id = user_id
+        self._caller = caller
 
     def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
         """Reads may run concurrently; memory writes (store/update/delete) may not."""
@@ -222,7 +249,7 @@ class ToolbeltLlmTool(llm.Tool):
     ) -> JsonObjectType:
         """Run the tool; {'result': text} or {'error': 'ERROR: Type: message'}."""
         outcome = await run_tool(
-            self._hub, self.tool, tool_input.tool_args, self._turn, self._user_id
+            self._hub, self.tool, tool_input.tool_args, self._turn, self._caller
         )
         data = {"result": outcome.text} if outcome.ok else {"error": outcome.text}
         return compat.make_tool_result(data, failed=not outcome.ok)
@@ -233,10 +260,15 @@ async def run_tool(
     tool: Tool,
     args: Mapping[str, Any] | None,
     turn: TurnRecord,
-    user_id: str | None,
+    caller: Caller,
 ) -> ToolOutcome:
     """Run one call with its context and record it in the turn's trace."""
-    context = ToolContext(services=hub.services(), turn=turn, user_id=user_id)
+    context = ToolContext(
+        services=hub.services(),
+        turn=turn,
+        user_id=caller.user_id,
+        may_change_shared=caller.may_change_shared,
+    )
     started = now_iso()
     t0 = time.perf_counter()
     outcome = await tool.invoke(args, context)

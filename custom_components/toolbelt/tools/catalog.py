@@ -81,13 +81,17 @@ async def _memory_action(
     if action == "update":
         if not content:
             raise ToolError("update needs 'content': the new text of the memory.")
-        saved = await backend.update(ctx.user_id, memory_id, content)
+        saved = await backend.update(
+            ctx.user_id, memory_id, content, may_change_shared=ctx.may_change_shared
+        )
         return (
             saved.content
             if saved.id is None
             else (f"Updated memory {saved.id}: {saved.content}")
         )
-    removed = await backend.delete(ctx.user_id, memory_id)
+    removed = await backend.delete(
+        ctx.user_id, memory_id, may_change_shared=ctx.may_change_shared
+    )
     return (
         removed.content
         if removed.id is None

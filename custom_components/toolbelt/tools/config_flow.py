@@ -41,7 +41,10 @@ from .const import (
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
+    CONF_SHARED_MEMORY_EDITORS,
     DEFAULT_FETCH_MAX_CHARS,
+    DEFAULT_SEARCH_BACKEND,
+    DEFAULT_SHARED_MEMORY_EDITORS,
     MCP_TIMEOUT,
     MEMORY_BACKENDS,
     MEMORY_MCP,
@@ -51,6 +54,7 @@ from .const import (
     SEARCH_NEEDS_KEY,
     SEARCH_NONE,
     SEARCH_SEARXNG,
+    SHARED_MEMORY_EDITORS,
     SUBENTRY_TYPE_TOOLS,
 )
 from .errors import (
@@ -144,8 +148,14 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                     default=data.get(CONF_MEMORY_BACKEND, MEMORY_SQLITE),
                 ): _select(MEMORY_BACKENDS, "memory_backend"),
                 vol.Required(
+                    CONF_SHARED_MEMORY_EDITORS,
+                    default=data.get(
+                        CONF_SHARED_MEMORY_EDITORS, DEFAULT_SHARED_MEMORY_EDITORS
+                    ),
+                ): _select(SHARED_MEMORY_EDITORS, "shared_memory_editors"),
+                vol.Required(
                     CONF_SEARCH_BACKEND,
-                    default=data.get(CONF_SEARCH_BACKEND, SEARCH_SEARXNG),
+                    default=data.get(CONF_SEARCH_BACKEND, DEFAULT_SEARCH_BACKEND),
                 ): _select(SEARCH_BACKENDS, "search_backend"),
                 vol.Required(
                     CONF_FETCH_MAX_CHARS,

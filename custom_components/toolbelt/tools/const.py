@@ -23,6 +23,7 @@ CONF_SEARCH_URL: Final = "search_url"
 CONF_SEARCH_API_KEY: Final = "search_api_key"
 
 CONF_FETCH_MAX_CHARS: Final = "fetch_max_chars"
+CONF_SHARED_MEMORY_EDITORS: Final = "shared_memory_editors"
 CONF_FETCH_ALLOW_LIST: Final = "fetch_allow_list"
 
 MEMORY_SQLITE: Final = "sqlite"
@@ -42,6 +43,14 @@ SEARCH_BACKENDS: Final = (
     SEARCH_NONE,
 )
 SEARCH_NEEDS_KEY: Final = frozenset({SEARCH_BRAVE, SEARCH_TAVILY})
+
+# Who may update or delete shared memories (those stored without an HA user,
+# e.g. from a voice satellite): any conversation, a logged-in user, an admin.
+EDITORS_ANYONE: Final = "anyone"
+EDITORS_USERS: Final = "users"
+EDITORS_ADMINS: Final = "admins"
+SHARED_MEMORY_EDITORS: Final = (EDITORS_ADMINS, EDITORS_USERS, EDITORS_ANYONE)
+DEFAULT_SHARED_MEMORY_EDITORS: Final = EDITORS_ADMINS
 
 DEFAULT_MEMORY_BACKEND: Final = MEMORY_SQLITE
 DEFAULT_SEARCH_BACKEND: Final = SEARCH_NONE

@@ -20,5 +20,7 @@ class ToolContext:
     turn: TurnRecord
     user_id: str | None = None
     """HA user of the conversation; None means shared memories."""
+    may_change_shared: bool = True
+    """Whether this conversation may update or delete shared memories."""
     backend: str | None = None
     """Set by the tool to the backend it used, for the trace."""

@@ -49,3 +49,16 @@ class FetchFailedError(ToolError):
 
 class MemoryNotFoundError(ToolError):
     """No memory with that id is visible to this conversation."""
+
+
+class SharedMemoryLockedError(ToolError):
+    """This conversation may not change memories shared by the whole home."""
+
+    def __init__(self) -> None:
+        """The reason, in words the model can pass on."""
+        super().__init__(
+            "This memory is shared by everyone in the home, and the Toolbelt tools "
+            "settings let only some people change or delete shared memories (see "
+            "'Who may change shared memories'). Tell the user it was not changed, "
+            "and that an administrator can do it."
+        )

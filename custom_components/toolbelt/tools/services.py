@@ -28,9 +28,11 @@ from .const import (
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
+    CONF_SHARED_MEMORY_EDITORS,
     DEFAULT_FETCH_MAX_CHARS,
     DEFAULT_MEMORY_BACKEND,
     DEFAULT_SEARCH_BACKEND,
+    DEFAULT_SHARED_MEMORY_EDITORS,
     DOMAIN,
     FETCH_TIMEOUT,
     ISSUE_MEMORY_AUTH,
@@ -71,6 +73,7 @@ class ToolSettings:
     search_api_key: str = ""
     fetch_max_chars: int = DEFAULT_FETCH_MAX_CHARS
     allow_list: AllowList = field(default_factory=AllowList)
+    shared_memory_editors: str = DEFAULT_SHARED_MEMORY_EDITORS
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> ToolSettings:
@@ -97,6 +100,8 @@ class ToolSettings:
             search_backend=data.get(CONF_SEARCH_BACKEND) or DEFAULT_SEARCH_BACKEND,
             search_url=data.get(CONF_SEARCH_URL) or "",
             search_api_key=data.get(CONF_SEARCH_API_KEY) or "",
+            shared_memory_editors=data.get(CONF_SHARED_MEMORY_EDITORS)
+            or DEFAULT_SHARED_MEMORY_EDITORS,
             fetch_max_chars=int(
                 data.get(CONF_FETCH_MAX_CHARS) or DEFAULT_FETCH_MAX_CHARS
             ),

@@ -36,12 +36,24 @@ class MemoryBackend(ABC):
         """Persist a fact; return only once it is durable."""
 
     @abstractmethod
-    async def update(self, user_id: str | None, memory_id: str, content: str) -> Memory:
-        """Replace a visible fact's text; MemoryNotFoundError if not visible."""
+    async def update(
+        self,
+        user_id: str | None,
+        memory_id: str,
+        content: str,
+        *,
+        may_change_shared: bool = True,
+    ) -> Memory:
+        """Replace a visible fact's text; MemoryNotFoundError if not visible.
+
+        SharedMemoryLockedError if the fact is shared and may_change_shared is False.
+        """
 
     @abstractmethod
-    async def delete(self, user_id: str | None, memory_id: str) -> Memory:
-        """Remove a visible fact and return what it said."""
+    async def delete(
+        self, user_id: str | None, memory_id: str, *, may_change_shared: bool = True
+    ) -> Memory:
+        """Remove a visible fact and return what it said (same rule for shared)."""
 
     async def async_close(self) -> None:  # noqa: B027 - optional hook
         """Release connections or threads; default has none."""

@@ -21,6 +21,7 @@ from ..errors import (
     BackendAuthError,
     BackendUnavailableError,
     MemoryNotFoundError,
+    SharedMemoryLockedError,
     ToolError,
 )
 from .base import Memory, MemoryBackend, normalise_id
@@ -233,7 +234,17 @@ class McpMemory(MemoryBackend):
         text = await self._call("store", user_id, {"content": content})
         return Memory(id=None, content=text or f"Stored: {content}")
 
-    async def update(self, user_id: str | None, memory_id: str, content: str) -> Memory:
+    async def update(
+        self,
+        user_id: str | None,
+        memory_id: str,
+        content: str,
+        *,
+        may_change_shared: bool = True,
+    ) -> Memory:
+        # The server keeps ownership; without a user, every memory is shared.
+        if user_id is None and not may_change_shared:
+            raise SharedMemoryLockedError
         text = await self._call(
             "update",
             user_id,
@@ -241,7 +252,11 @@ class McpMemory(MemoryBackend):
         )
         return Memory(id=None, content=text or f"Updated memory {memory_id}.")
 
-    async def delete(self, user_id: str | None, memory_id: str) -> Memory:
+    async def delete(
+        self, user_id: str | None, memory_id: str, *, may_change_shared: bool = True
+    ) -> Memory:
+        if user_id is None and not may_change_shared:
+            raise SharedMemoryLockedError
         text = await self._call(
             "delete", user_id, {"memory_id": normalise_id(memory_id)}
         )

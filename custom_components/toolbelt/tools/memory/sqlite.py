@@ -17,7 +17,7 @@ import sqlite3
 import threading
 from typing import TypeVar
 
-from ..errors import MemoryNotFoundError, ToolError
+from ..errors import MemoryNotFoundError, SharedMemoryLockedError, ToolError
 from .base import Memory, MemoryBackend, normalise_id
 
 T = TypeVar("T")
@@ -187,7 +187,14 @@ class SqliteMemory(MemoryBackend):
 
         return await self._run(run)
 
-    async def update(self, user_id: str | None, memory_id: str, content: str) -> Memory:
+    async def update(
+        self,
+        user_id: str | None,
+        memory_id: str,
+        content: str,
+        *,
+        may_change_shared: bool = True,
+    ) -> Memory:
         """Replace the text of a visible fact and commit."""
         content = _clean_content(content)
         row_id = _row_id(memory_id)
@@ -195,7 +202,7 @@ class SqliteMemory(MemoryBackend):
 
         def run(conn: sqlite3.Connection) -> Memory:
             with _transaction(conn):
-                row = _visible_row(conn, user_id, row_id)
+                row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute(
                     "UPDATE memories SET content = :content, updated = :now "
                     "WHERE id = :id",
@@ -210,13 +217,15 @@ class SqliteMemory(MemoryBackend):
 
         return await self._run(run)
 
-    async def delete(self, user_id: str | None, memory_id: str) -> Memory:
+    async def delete(
+        self, user_id: str | None, memory_id: str, *, may_change_shared: bool = True
+    ) -> Memory:
         """Delete a visible fact and commit."""
         row_id = _row_id(memory_id)
 
         def run(conn: sqlite3.Connection) -> Memory:
             with _transaction(conn):
-                row = _visible_row(conn, user_id, row_id)
+                row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute("DELETE FROM memories WHERE id = ?", (row_id,))
             return _memory(row)
 
@@ -261,6 +270,15 @@ def _visible_row(
         raise MemoryNotFoundError(
             f"There is no memory with id {row_id}. Search first to get the id."
         )
+    return row
+
+
+def _changeable_row(
+    conn: sqlite3.Connection, user_id: str | None, row_id: int, may_change_shared: bool
+) -> sqlite3.Row:
+    row = _visible_row(conn, user_id, row_id)
+    if row["owner"] is None and not may_change_shared:
+        raise SharedMemoryLockedError
     return row
 
 
