@@ -9,6 +9,7 @@ from homeassistant.config_entries import SOURCE_RECONFIGURE, SOURCE_USER
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.setup import async_setup_component
+import pytest
 import pytest_asyncio
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -88,7 +89,7 @@ async def test_searxng_is_tested_then_saved(
         result["flow_id"],
         _backends(**{CONF_FETCH_ALLOW_LIST: "192.168.1.0/24\nwiki.lan"}),
     )
-    assert result["step_id"] == "search"
+    assert result["step_id"] == "search_searxng"
     result = await _configure(hass, result["flow_id"], {CONF_SEARCH_URL: server.url})
     assert result["errors"] == {"base": "invalid_auth"}
 
@@ -195,7 +196,7 @@ async def test_only_one_tools_subentry(
     result = await _configure(
         hass, result["flow_id"], _backends(**{CONF_SEARCH_BACKEND: "brave"})
     )
-    assert result["step_id"] == "search"
+    assert result["step_id"] == "search_brave"
     # A base URL is optional (a compatible proxy); here it is the local stand-in.
     result = await _configure(
         hass,
@@ -218,3 +219,30 @@ async def test_defaults_need_no_search_url(hass: HomeAssistant) -> None:
     assert result["data"][CONF_MEMORY_BACKEND] == "sqlite"
     assert result["data"][CONF_SEARCH_BACKEND] == "none"
     assert result["data"][CONF_SHARED_MEMORY_EDITORS] == "admins"
+
+
+@pytest.mark.parametrize(
+    ("route", "answer", "error"),
+    [
+        ("/elsewhere", web.json_response({"results": []}), "not_search_api"),
+        ("/search", web.Response(text="<html>a web page</html>"), "bad_search_json"),
+        ("/search", web.json_response(["not", "searxng"]), "bad_search_json"),
+    ],
+    ids=["404", "html", "other-json"],
+)
+async def test_a_reachable_url_that_is_not_searxng_says_what_was_found(
+    hass: HomeAssistant,
+    local_server: StartServer,
+    route: str,
+    answer: web.Response,
+    error: str,
+) -> None:
+    """Not "could not reach": the form says the address is not SearXNG's JSON API."""
+    app = web.Application()
+    app.router.add_get(route, lambda request: answer)
+    server = await local_server(app)
+    result = await _start(hass, _entry(hass))
+    result = await _configure(hass, result["flow_id"], _backends())
+    result = await _configure(hass, result["flow_id"], {CONF_SEARCH_URL: server.url})
+    assert result["step_id"] == "search_searxng"
+    assert result["errors"] == {"base": error}

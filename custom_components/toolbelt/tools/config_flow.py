@@ -61,6 +61,7 @@ from .errors import (
     BackendAuthError,
     BackendError,
     BackendRateLimitedError,
+    BackendWrongApiError,
     ToolError,
 )
 from .fetch.ssrf import parse_allow_list
@@ -202,6 +203,24 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             step_id="mcp", data_schema=vol.Schema(fields), errors=errors
         )
 
+    async def async_step_search_searxng(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """SearXNG's address; a step of its own so its hints speak of it alone."""
+        return await self.async_step_search(user_input)
+
+    async def async_step_search_brave(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Brave's API key."""
+        return await self.async_step_search(user_input)
+
+    async def async_step_search_tavily(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Tavily's API key."""
+        return await self.async_step_search(user_input)
+
     async def async_step_search(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
@@ -234,10 +253,9 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                 ): TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
             }
         return self.async_show_form(
-            step_id="search",
+            step_id=f"search_{backend}",
             data_schema=vol.Schema(fields),
             errors=errors,
-            description_placeholders={"backend": _TITLES.get(backend, backend)},
         )
 
     async def _after_memory(self) -> SubentryFlowResult:
@@ -291,6 +309,13 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             return {"base": "invalid_auth"}
         except BackendRateLimitedError:
             return {}  # the key was accepted; the engine is only busy
+        except BackendWrongApiError as err:
+            # Something answered: say what was found, not "could not reach".
+            return {
+                "base": "not_search_api"
+                if err.problem == "not_found"
+                else "bad_search_json"
+            }
         except BackendError:
             return {"base": "cannot_connect"}
         return {}

@@ -39,6 +39,19 @@ class BackendUnavailableError(BackendError):
     """The backend is down, slow past its timeout, or answered nonsense."""
 
 
+class BackendWrongApiError(BackendUnavailableError):
+    """Something answered at the address, but not the engine's API.
+
+    ``problem`` says what was found, so a form can say it too: "not_found" (no
+    API at this path, e.g. HTTP 404), "not_json" or "bad_shape" (JSON of another
+    format).
+    """
+
+    def __init__(self, backend: str, message: str, problem: str) -> None:
+        super().__init__(backend, message)
+        self.problem = problem
+
+
 class FetchRefusedError(ToolError):
     """A page we will not read: unsafe address, binary, too large, wrong scheme."""
 

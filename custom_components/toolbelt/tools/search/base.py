@@ -18,6 +18,7 @@ from ..errors import (
     BackendAuthError,
     BackendRateLimitedError,
     BackendUnavailableError,
+    BackendWrongApiError,
 )
 
 SearchKind = Literal["web", "news"]
@@ -77,15 +78,19 @@ class SearchBackend(ABC):
         try:
             return json.loads(text)
         except ValueError as err:
-            raise BackendUnavailableError(
-                self.name, f"{self.name} answered with something that is not JSON."
+            raise BackendWrongApiError(
+                self.name,
+                f"{self.name} answered with something that is not JSON.",
+                problem="not_json",
             ) from err
 
     def _object(self, data: Any) -> dict[str, Any]:
         """The engine's JSON must be an object; anything else means it is broken."""
         if not isinstance(data, dict):
-            raise BackendUnavailableError(
-                self.name, f"{self.name} answered JSON of an unexpected shape."
+            raise BackendWrongApiError(
+                self.name,
+                f"{self.name} answered JSON of an unexpected shape.",
+                problem="bad_shape",
             )
         return data
 
@@ -106,6 +111,13 @@ class SearchBackend(ABC):
                 self.name,
                 f"{self.name} is rate-limiting us (HTTP 429).{after} Answer from what "
                 "you know or try again later.",
+            )
+        if status in (404, 405):
+            raise BackendWrongApiError(
+                self.name,
+                f"{self.name} has no search API at the configured address "
+                f"(HTTP {status}).",
+                problem="not_found",
             )
         if status >= 400:
             raise BackendUnavailableError(
