@@ -9,6 +9,7 @@ imported lazily on first use during a turn would be caught.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 import json
 import logging
 import sys
@@ -42,6 +43,30 @@ def fresh_toolbelt() -> Iterator[None]:
     parent.toolbelt = saved[PACKAGE]
 
 
+@contextmanager
+def blocking_calls_reported(caplog: pytest.LogCaptureFixture) -> Iterator[list[str]]:
+    """HA's blocking-call detection as in production, imports and file reads too.
+
+    Yields the list the detections land in once the block ends.
+    """
+    found: list[str] = []
+    caplog.set_level(logging.DEBUG, logger="homeassistant.util.loop")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(block_async_io, "_IN_TESTS", False)
+        patch.setattr(loop_util, "_PREVIOUSLY_REPORTED", set())
+        block_async_io.enable()
+        try:
+            yield found
+        finally:
+            calls = block_async_io._BLOCKED_CALLS.calls
+            for blocked in calls:
+                setattr(blocked.object, blocked.function, blocked.original_func)
+            calls.clear()
+    found.extend(
+        r.getMessage() for r in caplog.records if "blocking call" in r.getMessage()
+    )
+
+
 @pytest.mark.parametrize("tool_format", ["auto", "react"])
 async def test_turns_do_not_block_the_event_loop(
     hass: HomeAssistant,
@@ -54,32 +79,42 @@ async def test_turns_do_not_block_the_event_loop(
     """Setup and two turns (a text call, every dialect tried) report nothing."""
     await async_add_toolbelt(hass, openai_server, tool_format=tool_format)
     assert PACKAGE + ".toolcalls.registry" in sys.modules
-    caplog.set_level(logging.DEBUG, logger="homeassistant.util.loop")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(block_async_io, "_IN_TESTS", False)
-        patch.setattr(loop_util, "_PREVIOUSLY_REPORTED", set())
-        block_async_io.enable()
-        try:
-            call = {"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}
-            if tool_format == "react":
-                openai_server.reply_text(
-                    "Action: HassTurnOn\nAction Input: " + json.dumps(call["arguments"])
-                )
-            else:
-                openai_server.reply_text(f"<tool_call>{json.dumps(call)}</tool_call>")
-            openai_server.reply_text("Final Answer: It is on.")
-            result = await async_converse(hass, "turn on the kitchen light")
-            openai_server.reply_text("Nothing else.")
-            await async_converse(hass, "anything else?", result.conversation_id)
-        finally:
-            calls = block_async_io._BLOCKED_CALLS.calls
-            for blocked in calls:
-                setattr(blocked.object, blocked.function, blocked.original_func)
-            calls.clear()
+    with blocking_calls_reported(caplog) as blocking:
+        call = {"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}
+        if tool_format == "react":
+            openai_server.reply_text(
+                "Action: HassTurnOn\nAction Input: " + json.dumps(call["arguments"])
+            )
+        else:
+            openai_server.reply_text(f"<tool_call>{json.dumps(call)}</tool_call>")
+        openai_server.reply_text("Final Answer: It is on.")
+        result = await async_converse(hass, "turn on the kitchen light")
+        openai_server.reply_text("Nothing else.")
+        await async_converse(hass, "anything else?", result.conversation_id)
 
     assert hass.states.get("light.kitchen_light").state == "on"
     assert speech(result) == "It is on."
-    blocking = [
-        r.getMessage() for r in caplog.records if "blocking call" in r.getMessage()
-    ]
+    assert blocking == []
+
+
+async def test_opening_the_agent_forms_does_not_block_the_event_loop(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    fresh_toolbelt: None,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The tool-call format list is ready when the form opens: no import then."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    with blocking_calls_reported(caplog) as blocking:
+        options = await entry.start_subentry_reconfigure_flow(
+            hass, subentry.subentry_id
+        )
+        new_agent = await hass.config_entries.subentries.async_init(
+            (entry.entry_id, "conversation"), context={"source": "user"}
+        )
+
+    assert options["step_id"] == "init"
+    assert new_agent["step_id"] == "init"
     assert blocking == []
