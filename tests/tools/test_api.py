@@ -538,6 +538,7 @@ async def test_a_lone_surrogate_is_stored_mended(
     [
         (f"https://{'a' * 64}.example.com/", "longer than 63 characters"),
         ("https://a..example.com/", "empty label"),
+        ("https://xn--a.example.com/", "not valid punycode"),
         (f"https://{'a.' * 130}com/", "longer than 253 characters"),
     ],
 )
