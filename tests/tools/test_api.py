@@ -538,6 +538,7 @@ async def test_a_lone_surrogate_is_stored_mended(
     [
         (f"https://{'a' * 64}.example.com/", "longer than 63 characters"),
         ("https://a..example.com/", "empty label"),
+        ("https://xn--a.example.com/", "not valid punycode"),
         (f"https://{'a.' * 130}com/", "longer than 253 characters"),
     ],
 )
@@ -551,12 +552,24 @@ async def test_invalid_host_names_get_a_readable_error(
     assert problem in result["error"]
 
 
+# What the model reads when a shared memory is not changed, by the setting.
+SHARED_REFUSALS = {
+    "admins": "only a Home Assistant administrator may change or delete shared "
+    "memories. Tell the user it was not changed, and that an administrator can do it.",
+    "users": "only a logged-in Home Assistant user may change or delete shared "
+    "memories, and this conversation has no user",
+    "nobody": "let nobody change or delete shared memories; new facts can still be "
+    "stored",
+}
+
+
 @pytest.mark.parametrize(
     ("editors", "who_may"),
     [
         ("admins", {"admin"}),
         ("users", {"admin", "user"}),
         ("anyone", {"admin", "user", "satellite"}),
+        ("nobody", set()),
     ],
 )
 async def test_who_may_change_shared_memories(
@@ -601,7 +614,7 @@ async def test_who_may_change_shared_memories(
             for refused in (changed, deleted):
                 assert refused["error"].startswith("ERROR: ")
                 assert "shared by everyone in the home" in refused["error"]
-                assert "an administrator can do it" in refused["error"]
+                assert SHARED_REFUSALS[editors] in refused["error"]
             found = await call(
                 hass, "memory", {"action": "search", "query": "gate"}, llm_context()
             )

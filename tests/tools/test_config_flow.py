@@ -8,6 +8,7 @@ from aiohttp import web
 from homeassistant.config_entries import SOURCE_RECONFIGURE, SOURCE_USER
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import translation
 from homeassistant.setup import async_setup_component
 import pytest
 import pytest_asyncio
@@ -209,6 +210,43 @@ async def test_only_one_tools_subentry(
     data = entry.subentries[subentry.subentry_id].data
     assert data[CONF_SEARCH_BACKEND] == "brave"
     assert data[CONF_SEARCH_API_KEY] == "BSA-key"
+
+
+async def test_nobody_may_change_shared_memories_is_offered_and_saved(
+    hass: HomeAssistant,
+) -> None:
+    """Every choice has a label; 'nobody' is saved and shown again on reconfigure."""
+    entry = _entry(hass)
+    result = await _start(hass, entry)
+    key = next(
+        k for k in result["data_schema"].schema if k == CONF_SHARED_MEMORY_EDITORS
+    )
+    options = result["data_schema"].schema[key].config["options"]
+    assert options == ["admins", "users", "anyone", "nobody"]
+    labels = await translation.async_get_translations(hass, "en", "selector", [DOMAIN])
+    prefix = f"component.{DOMAIN}.selector.shared_memory_editors.options"
+    assert labels[f"{prefix}.nobody"] == "Nobody: shared memories can only be added"
+    assert all(f"{prefix}.{option}" in labels for option in options)
+
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        _backends(
+            **{CONF_SEARCH_BACKEND: "none", CONF_SHARED_MEMORY_EDITORS: "nobody"}
+        ),
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"][CONF_SHARED_MEMORY_EDITORS] == "nobody"
+
+    subentry = next(iter(entry.subentries.values()))
+    again = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_TYPE_TOOLS),
+        context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry.subentry_id},
+    )
+    key = next(
+        k for k in again["data_schema"].schema if k == CONF_SHARED_MEMORY_EDITORS
+    )
+    assert key.default() == "nobody"
 
 
 async def test_defaults_need_no_search_url(hass: HomeAssistant) -> None:

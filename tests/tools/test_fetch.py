@@ -125,6 +125,28 @@ async def test_redirect_to_private_address_is_refused(
         await _fetcher(session).fetch(f"{server.url}/go")
 
 
+@pytest.mark.parametrize(
+    ("target", "problem"),
+    [
+        ("http://xn--a.example/", "not valid punycode"),
+        (f"http://{'a' * 64}.example/", "longer than 63 characters"),
+        ("http://a..example/", "empty label"),
+    ],
+)
+async def test_redirect_to_an_invalid_host_name_is_refused_readably(
+    local_server: StartServer,
+    session: aiohttp.ClientSession,
+    target: str,
+    problem: str,
+) -> None:
+    """A redirect hop's host is checked like the first one: no UnicodeError."""
+    server = await _serve(local_server, {"/go": lambda r: web.HTTPFound(target)})
+
+    with pytest.raises(FetchRefusedError, match="is not a valid host name") as caught:
+        await _fetcher(session).fetch(f"{server.url}/go")
+    assert problem in str(caught.value)
+
+
 async def test_too_many_redirects(
     local_server: StartServer, session: aiohttp.ClientSession
 ) -> None:
@@ -289,6 +311,27 @@ async def test_slow_response_times_out_on_time(
     with pytest.raises(FetchFailedError, match=r"did not answer within 0\.3 s"):
         await _fetcher(session, timeout=0.3).fetch(f"{server.url}/slow")
     assert time.monotonic() - started < 1.5
+
+
+async def test_a_page_too_complex_to_turn_into_text_in_time_says_so(
+    local_server: StartServer, session: aiohttp.ClientSession
+) -> None:
+    """The site answered: the error names the page's size, not its reachability."""
+    page = b"<html><body>" + b"<p>word " * 250_000 + b"</body></html>"
+    server = await _serve(
+        local_server,
+        {"/heavy": lambda r: web.Response(body=page, content_type="text/html")},
+    )
+    # ~0.2 s of CPU on a desktop (bench/tools_bench.py): far past 10 ms.
+    fetcher = _fetcher(session, extract_timeout=0.01)
+
+    with pytest.raises(FetchRefusedError) as caught:
+        await fetcher.fetch(f"{server.url}/heavy")
+
+    message = str(caught.value)
+    assert "too large or complex to turn into text within 0.01 s" in message
+    assert f"{len(page) // 1024} KB" in message
+    assert "did not answer" not in message
 
 
 async def test_long_text_is_truncated_cleanly(

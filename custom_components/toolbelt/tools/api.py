@@ -31,6 +31,7 @@ from .const import (
     API_NAME,
     DOMAIN,
     EDITORS_ANYONE,
+    EDITORS_NOBODY,
     EDITORS_USERS,
     MEMORY_DB_FILENAME,
     MEMORY_SQLITE,
@@ -172,6 +173,8 @@ class ToolbeltToolsAPI(llm.API):
         """Whether this conversation may update or delete shared memories."""
         if editors == EDITORS_ANYONE:
             return True
+        if editors == EDITORS_NOBODY:
+            return False
         user = await self.hass.auth.async_get_user(user_id) if user_id else None
         if editors == EDITORS_USERS:
             return user is not None

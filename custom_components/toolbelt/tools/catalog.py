@@ -12,7 +12,7 @@ from homeassistant.util import dt as dt_util
 from ..outside_data import outside
 from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext
-from .errors import BackendAuthError, ToolError
+from .errors import BackendAuthError, SharedMemoryLockedError, ToolError
 from .memory.base import format_memories
 from .references import CITE_HINT, format_reference
 from .tool import Tool
@@ -49,6 +49,11 @@ async def memory(
     except BackendAuthError as err:
         ctx.services.report_auth_error(err, memory=True)
         raise
+    except SharedMemoryLockedError as err:
+        # The backend only knows the change is not allowed; the setting says who is.
+        raise SharedMemoryLockedError(
+            ctx.services.settings.shared_memory_editors
+        ) from err
     ctx.services.clear_auth_issue(memory=True)
     return text
 

@@ -45,11 +45,18 @@ SEARCH_BACKENDS: Final = (
 SEARCH_NEEDS_KEY: Final = frozenset({SEARCH_BRAVE, SEARCH_TAVILY})
 
 # Who may update or delete shared memories (those stored without an HA user,
-# e.g. from a voice satellite): any conversation, a logged-in user, an admin.
+# e.g. from a voice satellite): any conversation, a logged-in user, an admin,
+# or no one (shared facts can then only be added).
 EDITORS_ANYONE: Final = "anyone"
 EDITORS_USERS: Final = "users"
 EDITORS_ADMINS: Final = "admins"
-SHARED_MEMORY_EDITORS: Final = (EDITORS_ADMINS, EDITORS_USERS, EDITORS_ANYONE)
+EDITORS_NOBODY: Final = "nobody"
+SHARED_MEMORY_EDITORS: Final = (
+    EDITORS_ADMINS,
+    EDITORS_USERS,
+    EDITORS_ANYONE,
+    EDITORS_NOBODY,
+)
 DEFAULT_SHARED_MEMORY_EDITORS: Final = EDITORS_ADMINS
 
 DEFAULT_MEMORY_BACKEND: Final = MEMORY_SQLITE

@@ -7,6 +7,8 @@ the model can tell the user or try again. The Tool object turns any of these int
 
 from __future__ import annotations
 
+from .const import EDITORS_ADMINS, EDITORS_NOBODY, EDITORS_USERS
+
 
 class ToolError(Exception):
     """A failure the model can read and act on."""
@@ -64,14 +66,25 @@ class MemoryNotFoundError(ToolError):
     """No memory with that id is visible to this conversation."""
 
 
+# Why a shared memory was not changed, by the 'Who may change shared memories'
+# setting: what the model should tell the user.
+_SHARED_MEMORY_RULES = {
+    EDITORS_ADMINS: "only a Home Assistant administrator may change or delete shared "
+    "memories. Tell the user it was not changed, and that an administrator can do it.",
+    EDITORS_USERS: "only a logged-in Home Assistant user may change or delete shared "
+    "memories, and this conversation has no user (a voice satellite or an "
+    "automation). Tell the user it was not changed, and that they can do it from "
+    "the Home Assistant app.",
+    EDITORS_NOBODY: "the Toolbelt tools settings let nobody change or delete shared "
+    "memories; new facts can still be stored. Tell the user it was not changed; an "
+    "administrator can change that setting.",
+}
+
+
 class SharedMemoryLockedError(ToolError):
     """This conversation may not change memories shared by the whole home."""
 
-    def __init__(self) -> None:
-        """The reason, in words the model can pass on."""
-        super().__init__(
-            "This memory is shared by everyone in the home, and the Toolbelt tools "
-            "settings let only some people change or delete shared memories (see "
-            "'Who may change shared memories'). Tell the user it was not changed, "
-            "and that an administrator can do it."
-        )
+    def __init__(self, editors: str = EDITORS_ADMINS) -> None:
+        """The reason, in words the model can pass on; editors is the setting."""
+        rule = _SHARED_MEMORY_RULES.get(editors, _SHARED_MEMORY_RULES[EDITORS_ADMINS])
+        super().__init__(f"This memory is shared by everyone in the home, and {rule}")

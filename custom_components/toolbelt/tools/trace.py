@@ -15,12 +15,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..redaction import REDACTED, is_secret_key
 from .references import References
 
-REDACTED = "**REDACTED**"
-SECRET_KEYS = frozenset(
-    {"api_key", "apikey", "key", "token", "password", "secret", "authorization"}
-)
 # Diagnostics get posted in public bug reports: never include remembered facts.
 PRIVATE_MEMORY_ARGS = frozenset({"content", "query", "fact", "text", "memory"})
 MAX_TURNS = 20
@@ -110,7 +107,7 @@ def _redact_call(call: CallTrace, secrets: list[str]) -> dict[str, Any]:
 
 def _argument(tool: str, key: str, value: Any, secrets: list[str]) -> str:
     """Secrets masked; what people told the memory is reduced to its length."""
-    if key.lower() in SECRET_KEYS:
+    if is_secret_key(key):
         return REDACTED
     if tool == "memory" and key in PRIVATE_MEMORY_ARGS:
         return f"<{len(str(value))} characters>"

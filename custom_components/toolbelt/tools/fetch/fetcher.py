@@ -4,7 +4,8 @@ Redirects are followed by hand so that every hop passes the SSRF check, and each
 request connects to the very addresses that were checked (no second DNS lookup to
 rebind). The body is read in chunks up to a byte cap so a huge or endless page
 cannot fill memory; binary content is refused before it is read; one deadline
-covers the whole fetch.
+covers the download. Turning HTML into text has its own limit, so a page that is
+too complex is reported as such and not as a site that did not answer.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from .ssrf import AllowList, IPAddress, Resolver, check_url
 MAX_BYTES = 2 * 1024 * 1024
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 15.0
+# The extractor's work is bounded (see extract.py: ~0.5 s for the worst 2 MB page
+# on a desktop CPU); this covers a slow board or a busy executor.
+DEFAULT_EXTRACT_TIMEOUT = 10.0
 DEFAULT_MAX_CHARS = 8000
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -64,6 +68,17 @@ class FetchedPage:
     """The text was cut to max_chars or the body to the byte cap."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Download:
+    """A body read under the cap; the connection is already released."""
+
+    url: URL
+    content_type: str
+    charset: str | None
+    body: bytes
+    cut: bool
+
+
 class WebFetcher:
     """Reads pages through a shared aiohttp session under an SSRF policy."""
 
@@ -75,6 +90,7 @@ class WebFetcher:
         resolver: Resolver | None = None,
         run_blocking: RunBlocking | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        extract_timeout: float = DEFAULT_EXTRACT_TIMEOUT,
         max_bytes: int = MAX_BYTES,
         max_redirects: int = MAX_REDIRECTS,
     ) -> None:
@@ -84,6 +100,7 @@ class WebFetcher:
         self._resolver = resolver or ThreadedResolver()
         self._run_blocking = run_blocking or asyncio.to_thread
         self.timeout = timeout
+        self.extract_timeout = extract_timeout
         self._max_bytes = max_bytes
         self._max_redirects = max_redirects
 
@@ -92,7 +109,7 @@ class WebFetcher:
         target = _parse_url(url)
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._fetch(target, max_chars)
+                download = await self._download(target)
         except TimeoutError as err:
             raise FetchFailedError(
                 f"{target.host} did not answer within {self.timeout:g} s."
@@ -101,8 +118,9 @@ class WebFetcher:
             raise FetchFailedError(
                 f"Could not read {target.host}: {type(err).__name__} {err}".strip()
             ) from err
+        return await self._to_page(download, max_chars)
 
-    async def _fetch(self, url: URL, max_chars: int) -> FetchedPage:
+    async def _download(self, url: URL) -> _Download:
         for _hop in range(self._max_redirects + 1):
             addresses = await check_url(url, self._allow, self._resolver)
             async with await self._get(url, addresses) as resp:
@@ -116,9 +134,7 @@ class WebFetcher:
                     )
                 content_type = _check_content_type(url, resp)
                 body, cut = await self._read_capped(resp)
-                return await self._to_page(
-                    url, resp, content_type, body, cut, max_chars
-                )
+                return _Download(url, content_type, resp.charset, body, cut)
         raise FetchFailedError(
             f"More than {self._max_redirects} redirects starting at {url}; gave up."
         )
@@ -192,15 +208,8 @@ class WebFetcher:
                 total += len(data)
         return b"".join(chunks), False
 
-    async def _to_page(
-        self,
-        url: URL,
-        resp: aiohttp.ClientResponse,
-        content_type: str,
-        body: bytes,
-        cut: bool,
-        max_chars: int,
-    ) -> FetchedPage:
+    async def _to_page(self, download: _Download, max_chars: int) -> FetchedPage:
+        url, content_type, body = download.url, download.content_type, download.body
         if b"\x00" in body[:4096]:
             raise FetchRefusedError(
                 f"{url} is binary data labelled {content_type}; only text pages "
@@ -211,9 +220,17 @@ class WebFetcher:
             and body.lstrip()[:15].lower().startswith(b"<!doctype html")
         ):
             try:
-                extracted = await self._run_blocking(
-                    extract_html, body, str(url), max_chars
-                )
+                async with asyncio.timeout(self.extract_timeout):
+                    extracted = await self._run_blocking(
+                        extract_html, body, str(url), max_chars
+                    )
+            except TimeoutError as err:
+                # The worker finishes on its own: the extractor's work is bounded.
+                raise FetchRefusedError(
+                    f"{url} was downloaded ({len(body) / 1024:.0f} KB), but the page "
+                    "is too large or complex to turn into text within "
+                    f"{self.extract_timeout:g} s. Try another page or source."
+                ) from err
             except Exception as err:  # lxml/trafilatura on a malformed page
                 raise FetchFailedError(
                     f"{url.host} answered, but its page could not be turned into "
@@ -221,18 +238,18 @@ class WebFetcher:
                 ) from err
             title, text = extracted.title, extracted.text
         else:
-            title, text = None, decode_text(body, resp.charset)
+            title, text = None, decode_text(body, download.charset)
         if not text.strip():
             text = "(the page has no readable text)"
         text, truncated = truncate_text(text, max_chars)
-        if cut and not truncated:
+        if download.cut and not truncated:
             text += "\n[… cut: the page is larger than the download limit]"
         return FetchedPage(
             url=str(url),
             title=title,
             text=text,
             content_type=content_type or "unknown",
-            truncated=truncated or cut,
+            truncated=truncated or download.cut,
         )
 
 
@@ -245,16 +262,33 @@ def _parse_url(url: str) -> URL:
         parsed = URL(url)
     except ValueError as err:
         raise FetchRefusedError(f"'{url}' is not a valid URL.") from err
-    if parsed.scheme in ("http", "https") and not parsed.host:
+    if parsed.scheme in ("http", "https") and not parsed.raw_host:
         raise FetchRefusedError(f"'{url}' has no host name.")
-    if parsed.host and (problem := _host_problem(parsed.host)):
-        raise FetchRefusedError(f"'{parsed.host}' is not a valid host name: {problem}.")
+    _check_host(parsed)
     return parsed
+
+
+def _check_host(url: URL) -> None:
+    """Refuse a host name DNS would refuse, before IDNA raises UnicodeError on it.
+
+    Called for the first URL and for every redirect target.
+    """
+    raw = url.raw_host
+    if not raw:
+        return
+    problem = _host_problem(raw)
+    if problem is None:
+        try:
+            url.host  # noqa: B018 - yarl decodes 'xn--' labels here
+        except UnicodeError:
+            problem = "an 'xn--' label is not valid punycode"
+    if problem:
+        raise FetchRefusedError(f"'{raw}' is not a valid host name: {problem}.")
 
 
 def _host_problem(host: str) -> str | None:
     """What DNS would refuse in a host name (IDNA raises UnicodeError for it)."""
-    if host.startswith("[") or host.replace(".", "").isdigit():
+    if ":" in host or host.replace(".", "").isdigit():
         return None  # an IP literal
     name = host.rstrip(".")
     if len(name) > 253:
@@ -289,9 +323,11 @@ def _next_hop(url: URL, resp: aiohttp.ClientResponse) -> URL:
     if not location:
         raise FetchFailedError(f"{url} redirected without saying where to.")
     try:
-        return url.join(URL(location))
+        target = url.join(URL(location))
     except ValueError as err:
         raise FetchFailedError(f"{url} redirected to an invalid URL.") from err
+    _check_host(target)
+    return target
 
 
 def _check_content_type(url: URL, resp: aiohttp.ClientResponse) -> str:
