@@ -40,8 +40,8 @@ class _Bytes:
 
     eos_token_id = 256
     bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [256]
+    tokens = (*(bytes([i]) for i in range(256)), b"<eos>")
+    special_token_ids = (256,)
 
     def __call__(self, data: bytes) -> list[int]:
         return list(data)
