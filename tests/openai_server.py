@@ -97,6 +97,8 @@ class _Reply:
     error_body: Any = None
     error_headers: dict[str, str] | None = None
     garbage: str | None = None
+    # Picks the real reply from the request body (see reply_when).
+    choose: Callable[[Any], _Reply] | None = None
 
 
 class OpenAIServer:
@@ -205,6 +207,24 @@ class OpenAIServer:
         self._replies.append(
             _Reply(deltas=deltas, finish_reason=finish_reason, usage=usage, delay=delay)
         )
+
+    def reply_when(
+        self,
+        predicate: Callable[[Any], bool],
+        then: Callable[[], None],
+        otherwise: Callable[[], None],
+    ) -> None:
+        """Queue one reply chosen by the request body, like a model that honours it.
+
+        ``then()`` and ``otherwise()`` each script one reply with the other methods.
+        """
+        before = len(self._replies)
+        then()
+        otherwise()
+        if len(self._replies) != before + 2:
+            raise ValueError("then and otherwise must script one reply each")
+        no, yes = self._replies.pop(), self._replies.pop()
+        self._replies.append(_Reply(choose=lambda body: yes if predicate(body) else no))
 
     def reply_text(
         self,
@@ -404,6 +424,8 @@ class OpenAIServer:
         if not self._replies:
             return web.json_response(_error_body(NO_REPLY_MESSAGE, 500), status=500)
         reply = self._replies.popleft()
+        if reply.choose is not None:
+            reply = reply.choose(body)
         if reply.delay and not await self._sleep(reply.delay):
             return web.Response(status=503)
         if reply.status != 200:

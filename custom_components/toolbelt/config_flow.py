@@ -18,6 +18,7 @@ from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.helpers.selector import (
+    BooleanSelector,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -44,6 +45,7 @@ from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_CONSTRAINTS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -52,13 +54,16 @@ from .const import (
     CONF_PROMPT,
     CONF_REQUEST_TIMEOUT,
     CONF_SERVER_KIND,
+    CONF_STRICT_CALLS,
     CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
     CONNECT_TIMEOUT,
     DEFAULT_AGENT_NAME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
+    DEFAULT_TOOL_CHOICE,
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
     LOGGER,
@@ -66,7 +71,9 @@ from .const import (
     MAX_TOOL_CALLS_PER_TURN,
     SUBENTRY_CONVERSATION,
 )
-from .loop.probe import async_probe_tool_mode
+from .loop.format_choice import NATIVE_FORMATS
+from .loop.probe import async_probe_constraints, async_probe_tool_mode
+from .loop.tool_choice import POLICIES, TEXT_KINDS
 from .server_names import (
     address,
     default_title,
@@ -349,6 +356,7 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         super().__init__()
         self._options: dict[str, Any] = {}
         self._name = DEFAULT_AGENT_NAME
+        self._usable: tuple[str, ...] = ()
 
     @property
     def _is_new(self) -> bool:
@@ -405,22 +413,48 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
-        """Send one small tool request and show which tool mode the model got."""
+        """Probe tool mode and constraints; offer the tool choices that work."""
         if user_input is not None:
+            self._options[CONF_TOOL_CHOICE] = (
+                str(user_input.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip()
+                or DEFAULT_TOOL_CHOICE
+            )
+            self._options[CONF_STRICT_CALLS] = bool(
+                user_input.get(CONF_STRICT_CALLS, False)
+            )
+            self._options[CONF_CONSTRAINTS] = list(self._usable)
             return self._async_save()
         runtime = self._get_entry().runtime_data
-        report = await async_probe_tool_mode(
-            runtime.backend,
-            model=self._options.get(CONF_MODEL, ""),
-            tool_format=self._options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT),
-            request_timeout=float(
-                self._options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
-            ),
+        backend = runtime.backend
+        kind = get_server_kind(self._get_entry().data.get(CONF_SERVER_KIND, ""))
+        model = self._options.get(CONF_MODEL, "")
+        tool_format = self._options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
+        timeout = float(
+            self._options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
         )
+        report = await async_probe_tool_mode(
+            backend, model=model, tool_format=tool_format, request_timeout=timeout
+        )
+        text_mode = tool_format not in NATIVE_FORMATS
+        # Natively only tool_choice forces a call; text dialects need a grammar or schema.
+        wanted = tuple(k for k in kind.constraints if (k in TEXT_KINDS) == text_mode)
+        constraints = await async_probe_constraints(
+            backend,
+            model=model,
+            kinds=wanted,
+            named_tool_choice=kind.named_tool_choice,
+            request_timeout=timeout,
+        )
+        self._usable = constraints.honoured
         return self.async_show_form(
             step_id="check",
-            data_schema=vol.Schema({}),
-            description_placeholders={"result": report.summary},
+            data_schema=self.add_suggested_values_to_schema(
+                _choice_schema(self._usable, text_mode=text_mode), self._options
+            ),
+            description_placeholders={
+                "result": report.summary,
+                "constraints": constraints.summary,
+            },
         )
 
     def _async_save(self) -> SubentryFlowResult:
@@ -429,6 +463,25 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         return self.async_update_and_abort(
             self._get_entry(), self._get_reconfigure_subentry(), data=self._options
         )
+
+
+def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:
+    """Tool choice only with an honoured constraint; strict calls only in text."""
+    if not usable:
+        return vol.Schema({})
+    schema: dict[Any, Any] = {
+        vol.Optional(CONF_TOOL_CHOICE, default=DEFAULT_TOOL_CHOICE): SelectSelector(
+            SelectSelectorConfig(
+                options=list(POLICIES),
+                custom_value=True,
+                mode=SelectSelectorMode.DROPDOWN,
+                translation_key=CONF_TOOL_CHOICE,
+            )
+        )
+    }
+    if text_mode:
+        schema[vol.Optional(CONF_STRICT_CALLS, default=False)] = BooleanSelector()
+    return vol.Schema(schema)
 
 
 def _agent_schema(

@@ -23,9 +23,14 @@ CONF_MAX_TOKENS = "max_tokens"
 CONF_REQUEST_TIMEOUT = "request_timeout"
 CONF_MAX_TOOL_CALLS = "max_tool_calls"
 CONF_MAX_DEVICE_COMMANDS = "max_device_commands"
+# Tool choice policy, "strict calls", and the constraint kinds the check saw honoured.
+CONF_TOOL_CHOICE = "tool_choice"
+CONF_STRICT_CALLS = "strict_calls"
+CONF_CONSTRAINTS = "constraints"
 
 DEFAULT_AGENT_NAME = "Toolbelt agent"
 DEFAULT_TOOL_FORMAT = "auto"
+DEFAULT_TOOL_CHOICE = "auto"
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_REQUEST_TIMEOUT = 60.0

@@ -22,6 +22,7 @@ from . import compat
 from .backend.errors import BackendAuthError, BackendError
 from .backend.servers import get_server_kind
 from .const import (
+    CONF_CONSTRAINTS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -30,11 +31,14 @@ from .const import (
     CONF_PROMPT,
     CONF_REQUEST_TIMEOUT,
     CONF_SERVER_KIND,
+    CONF_STRICT_CALLS,
     CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
+    DEFAULT_TOOL_CHOICE,
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
     LOGGER,
@@ -73,8 +77,17 @@ async def async_setup_entry(
         )
 
 
-def loop_settings(options: dict[str, Any], *, tool_role: bool) -> LoopSettings:
-    """An agent's subentry options as loop settings (the UI stores floats)."""
+def loop_settings(
+    options: dict[str, Any],
+    *,
+    tool_role: bool,
+    refused: set[str] | frozenset[str] = frozenset(),
+    named_tool_choice: bool = True,
+) -> LoopSettings:
+    """An agent's subentry options as loop settings (the UI stores floats).
+
+    ``refused``: constraint kinds the server rejected since the entry loaded.
+    """
     return LoopSettings(
         model=options.get(CONF_MODEL, ""),
         tool_format=options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT),
@@ -86,6 +99,12 @@ def loop_settings(options: dict[str, Any], *, tool_role: bool) -> LoopSettings:
             options.get(CONF_MAX_DEVICE_COMMANDS, MAX_DEVICE_COMMANDS_PER_TURN)
         ),
         tool_role=tool_role,
+        tool_choice=str(options.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip(),
+        strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
+        constraints=tuple(
+            kind for kind in options.get(CONF_CONSTRAINTS) or () if kind not in refused
+        ),
+        named_tool_choice=named_tool_choice,
     )
 
 
@@ -134,6 +153,9 @@ class ToolbeltAgent(conversation.ConversationEntity):
     def _tool_role_rejected(self) -> None:
         self._state["tool_role"] = False
 
+    def _constraint_rejected(self, kind: str) -> None:
+        self._state.setdefault("refused", set()).add(kind)
+
     async def _async_handle_message(
         self,
         user_input: conversation.ConversationInput,
@@ -173,6 +195,8 @@ class ToolbeltAgent(conversation.ConversationEntity):
         settings = loop_settings(
             dict(self.subentry.data),
             tool_role=self._state.get("tool_role", kind.tool_role),
+            refused=self._state.get("refused", frozenset()),
+            named_tool_choice=kind.named_tool_choice,
         )
         executor = HAExecutor(llm_api)
         loop = ToolLoop(
@@ -180,6 +204,7 @@ class ToolbeltAgent(conversation.ConversationEntity):
             executor,
             settings,
             on_tool_role_rejected=self._tool_role_rejected,
+            on_constraint_rejected=self._constraint_rejected,
             warn_once=self._warn_once,
         )
         events = loop.run(chat_log_messages(chat_log.content), tools)

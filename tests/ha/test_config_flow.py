@@ -317,7 +317,7 @@ async def test_add_agent_with_capability_check(
     )
     assert result["step_id"] == "check"
     assert "Native tool calls" in result["description_placeholders"]["result"]
-    probe = server.last_request
+    probe = server.requests[0]
     assert probe.body["model"] == "my-custom-model"
     assert probe.tools[0]["function"]["name"] == "HassTurnOn"
 

@@ -71,6 +71,19 @@ class CompletionRequest:
     max_tokens: int | None = None
     stream: bool = True
     timeout: float | None = None
+    # Decoding constraints (see toolcalls/constraint.py); None sends nothing.
+    tool_choice: str | dict[str, Any] | None = None
+    response_format: dict[str, Any] | None = None
+    grammar: str | None = None
+
+    @property
+    def constrained(self) -> bool:
+        """True when the request carries any decoding constraint."""
+        return bool(self.tool_choice or self.response_format or self.grammar)
+
+    def unconstrained(self) -> None:
+        """Drop every decoding constraint (the server refused one)."""
+        self.tool_choice = self.response_format = self.grammar = None
 
 
 class ModelBackend(Protocol):

@@ -89,6 +89,12 @@ class OpenAICompatBackend:
         }
         if request.tools:
             params["tools"] = request.tools
+            if request.tool_choice is not None:
+                params["tool_choice"] = request.tool_choice
+        if request.response_format is not None:
+            params["response_format"] = request.response_format
+        if request.grammar is not None:
+            params["extra_body"] = {"grammar": request.grammar}
         if request.stop:
             params["stop"] = request.stop
         if request.temperature is not None:

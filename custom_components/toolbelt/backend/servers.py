@@ -35,6 +35,12 @@ class ServerKind:
     tool_role: bool
     # Request field for the output token limit.
     max_tokens_field: str = "max_tokens"
+    # Decoding constraints it may take, in the order the agent check tries them:
+    # "tool_choice" (the OpenAI field), "grammar" (llama.cpp GBNF) and
+    # "json_schema" (response_format). The check keeps only what is honoured.
+    constraints: tuple[str, ...] = ()
+    # tool_choice may name one tool; if not, "required" goes with that tool alone.
+    named_tool_choice: bool = True
 
 
 OPENAI = ServerKind(
@@ -48,6 +54,7 @@ OPENAI = ServerKind(
     reasoning_fields=("reasoning", "reasoning_content"),
     tool_role=True,
     max_tokens_field="max_completion_tokens",
+    constraints=("tool_choice",),
 )
 OLLAMA = ServerKind(
     key="ollama",
@@ -59,6 +66,8 @@ OLLAMA = ServerKind(
     stream_usage=True,
     reasoning_fields=("reasoning", "reasoning_content"),
     tool_role=True,
+    # Ollama maps response_format to its own `format`.
+    constraints=("tool_choice", "json_schema"),
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
@@ -70,6 +79,9 @@ LLAMACPP = ServerKind(
     stream_usage=True,
     reasoning_fields=("reasoning_content", "reasoning"),
     tool_role=True,
+    constraints=("tool_choice", "grammar", "json_schema"),
+    # llama-server reads a named tool_choice object as "auto".
+    named_tool_choice=False,
 )
 VLLM = ServerKind(
     key="vllm",
@@ -82,6 +94,7 @@ VLLM = ServerKind(
     # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a while.
     reasoning_fields=("reasoning", "reasoning_content"),
     tool_role=True,
+    constraints=("tool_choice", "json_schema"),
 )
 LMSTUDIO = ServerKind(
     key="lmstudio",
@@ -93,6 +106,7 @@ LMSTUDIO = ServerKind(
     stream_usage=False,
     reasoning_fields=("reasoning_content", "reasoning"),
     tool_role=True,
+    constraints=("tool_choice", "json_schema"),
 )
 OTHER = ServerKind(
     key="other",
@@ -105,6 +119,7 @@ OTHER = ServerKind(
     stream_usage=False,
     reasoning_fields=("reasoning_content", "reasoning"),
     tool_role=False,
+    constraints=("tool_choice", "json_schema"),
 )
 
 SERVER_KINDS: dict[str, ServerKind] = {

@@ -17,9 +17,11 @@ from ..backend.base import (
     TextDelta,
     ToolCallDelta,
 )
-from ..backend.errors import BackendError
+from ..backend.errors import BackendBadRequestError, BackendError
 from ..toolcalls import Catalog
+from ..toolcalls.constraint import Shape
 from .format_choice import choose_format
+from .tool_choice import TEXT_KINDS, HopConstraint, plan
 
 PROBE_TOOL = {
     "type": "function",
@@ -33,6 +35,8 @@ PROBE_TOOL = {
     },
 }
 PROBE_PROMPT = "Turn on the kitchen light."
+# A chat question: a tool call in reply proves the constraint was honoured.
+CONSTRAINT_PROMPT = "Say hello in five words."
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,3 +100,98 @@ async def async_probe_tool_mode(
         "No tool call: the model answered in plain text"
         f" ({reply}). Try another tool-call format or model.",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintReport:
+    """Which constraint kinds the server honoured, and one line per kind tried."""
+
+    honoured: tuple[str, ...]
+    summary: str
+
+
+async def async_probe_constraints(
+    backend: ModelBackend,
+    *,
+    model: str,
+    kinds: tuple[str, ...],
+    named_tool_choice: bool,
+    request_timeout: float,
+) -> ConstraintReport:
+    """Force one call to ``HassTurnOn`` with each kind; never raises.
+
+    Honoured: the call came back although the question asked for none.
+    Ignored: the server took the field and the model chatted anyway.
+    Refused: the server answered 400 (or failed).
+    """
+    catalog = Catalog.from_openai([PROBE_TOOL])
+    honoured: list[str] = []
+    lines: list[str] = []
+    for kind in kinds:
+        constraint = plan(
+            (Shape.ONE_CALL, "HassTurnOn"),
+            text_mode=kind in TEXT_KINDS,
+            kinds=(kind,),
+            named_tool_choice=named_tool_choice,
+            catalog=catalog,
+            key="probe",
+        )
+        if constraint is None:
+            continue
+        verdict = await _try_constraint(
+            backend, model, catalog, constraint, request_timeout
+        )
+        if verdict == "honoured":
+            honoured.append(kind)
+        lines.append(f"{kind}: {verdict}")
+    return ConstraintReport(tuple(honoured), "; ".join(lines) or "none tried")
+
+
+async def _try_constraint(
+    backend: ModelBackend,
+    model: str,
+    catalog: Catalog,
+    constraint: HopConstraint,
+    request_timeout: float,
+) -> str:
+    text_mode = constraint.kind in TEXT_KINDS
+    choice = choose_format("hermes" if text_mode else "auto", model, has_tools=True)
+    system = "You are a friendly assistant."
+    if text_mode:
+        system += "\n\n" + choice.dialect.system_prompt(catalog)
+    request = CompletionRequest(
+        model=model,
+        messages=[
+            {"role": "system", "content": system},
+            {"role": "user", "content": CONSTRAINT_PROMPT},
+        ],
+        tools=None if text_mode else [PROBE_TOOL],
+        tool_choice=constraint.tool_choice,
+        response_format=constraint.response_format,
+        grammar=constraint.grammar,
+        max_tokens=128,
+        stream=False,
+        timeout=request_timeout,
+    )
+    accumulator = ToolCallAccumulator()
+    text: list[str] = []
+    try:
+        async with asyncio.timeout(request_timeout):
+            async with contextlib.aclosing(backend.complete(request)) as deltas:
+                async for delta in deltas:
+                    if isinstance(delta, TextDelta):
+                        text.append(delta.text)
+                    elif isinstance(delta, ToolCallDelta):
+                        accumulator.add(delta)
+    except BackendBadRequestError:
+        return "refused"
+    except (BackendError, TimeoutError) as err:
+        return f"failed ({err.__class__.__name__})"
+    result = choice.interpret("".join(text), accumulator.calls(), catalog, _quiet)
+    if any(call.name == "HassTurnOn" for call in result.calls):
+        return "honoured"
+    return "ignored"
+
+
+def _quiet(_message: str) -> None:
+    """The probe has no one to warn."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import logging
 import time
 from typing import Any
@@ -31,7 +31,8 @@ from ..backend.errors import (
     BackendContextOverflowError,
     BackendError,
 )
-from ..toolcalls import Catalog, ParseResult, ToolCall
+from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
+from ..toolcalls.constraint import fingerprint, unwrap_answer
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import lean_tools
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
@@ -39,6 +40,7 @@ from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget, error_text
 from .guidance import device_guidance
+from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
     Exchange,
     History,
@@ -68,6 +70,12 @@ class LoopSettings:
     stream: bool = True
     # The server applies the tool role; learned per agent, False after a 400.
     tool_role: bool = True
+    # Tool choice policy (tool_choice.py), "strict calls", and the constraint
+    # kinds the agent check saw honoured, minus any the server refused since.
+    tool_choice: str = AUTO
+    strict_calls: bool = False
+    constraints: tuple[str, ...] = ()
+    named_tool_choice: bool = True
 
 
 @dataclass(slots=True)
@@ -89,6 +97,7 @@ class ToolLoop:
         settings: LoopSettings,
         *,
         on_tool_role_rejected: Callable[[], None] | None = None,
+        on_constraint_rejected: Callable[[str], None] | None = None,
         warn_once: Callable[[str], None] | None = None,
     ) -> None:
         """Bind the loop to a server, a tool runner and an agent's settings."""
@@ -96,6 +105,8 @@ class ToolLoop:
         self._executor = executor
         self._settings = settings
         self._on_tool_role_rejected = on_tool_role_rejected
+        self._on_constraint_rejected = on_constraint_rejected
+        self._kinds = settings.constraints
         self._warn_once = warn_once or _LOGGER.warning
 
     async def run(
@@ -118,10 +129,14 @@ class ToolLoop:
         base = self._base_messages(messages, catalog, choice)
         fallback = choice.text_mode or not settings.tool_role
         exchanges: list[Exchange] = []
+        key = fingerprint(catalog) if self._kinds and catalog.names else ""
 
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
+            constraint = (
+                None if wrap_up else self._constraint(index, choice, catalog, key)
+            )
             request = CompletionRequest(
                 model=settings.model,
                 messages=self._messages(base, exchanges, choice.dialect, fallback),
@@ -134,12 +149,15 @@ class ToolLoop:
                 stream=settings.stream,
                 timeout=settings.timeout,
             )
+            _constrain(request, constraint)
             yield HopStart(index)
             hop: _Hop | None = None
             recovered: set[type[BackendError]] = set()
+            dropped = False
             while hop is None:
                 try:
-                    async for event in self._ask(request, catalog, choice):
+                    reader = _reader(choice, request, constraint)
+                    async for event in self._ask(request, catalog, reader):
                         if isinstance(event, _Hop):
                             hop = event
                         else:
@@ -164,6 +182,14 @@ class ToolLoop:
                     recovered.add(BackendContextOverflowError)
                     _LOGGER.warning("Request too long for the model: %s", trimmed)
                 except BackendBadRequestError:
+                    if request.constrained and not dropped:
+                        # A refused constraint is a separate fact from the tool
+                        # role: first try the same request without it.
+                        dropped = True
+                        request.unconstrained()
+                        if constraint and constraint.only_tool:
+                            request.tools = tools
+                        continue
                     if fallback or not exchanges or BackendBadRequestError in recovered:
                         raise
                     # Perhaps the server refuses our tool messages: say the same
@@ -177,6 +203,9 @@ class ToolLoop:
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
                 if self._on_tool_role_rejected:
                     self._on_tool_role_rejected()
+            elif dropped and constraint is not None:
+                # Only a retry that worked without it proves the refusal.
+                self._constraint_rejected(constraint.kind)
             assert hop is not None
 
             calls = hop.parse.calls
@@ -212,7 +241,8 @@ class ToolLoop:
         self, request: CompletionRequest, catalog: Catalog, choice: FormatChoice
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means."""
-        detector = choice.dialect.detector()
+        # A JSON-schema reply is JSON until its end: nothing in it can stream.
+        detector = _HoldAll() if request.response_format else choice.dialect.detector()
         accumulator = ToolCallAccumulator()
         raw: list[str] = []
         streamed: list[str] = []
@@ -231,6 +261,8 @@ class ToolLoop:
                 elif isinstance(delta, Finish) and delta.reason == "length":
                     _LOGGER.debug("Reply cut by max_tokens")
         text = "".join(raw)
+        if isinstance(detector, _HoldAll) and (answer := unwrap_answer(text)):
+            text = answer
         parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
         # Only held-back text that the dialect also calls content may still show.
         tail = "" if parse.calls else detector.finish()
@@ -238,6 +270,40 @@ class ToolLoop:
             streamed.append(tail)
             yield TextOut(tail)
         yield _Hop(text=text, parse=parse, streamed="".join(streamed))
+
+    # -- constraints ---------------------------------------------------------------
+
+    def _constraint(
+        self, index: int, choice: FormatChoice, catalog: Catalog, key: str
+    ) -> HopConstraint | None:
+        settings = self._settings
+        if not self._kinds or not catalog.names:
+            return None
+        shape = hop_shape(settings.tool_choice, settings.strict_calls, index, catalog)
+        if shape is None:
+            if index == 0 and settings.tool_choice not in _POLICY_WORDS:
+                self._warn_once(
+                    f"The tool choice {settings.tool_choice!r} names no tool this"
+                    " agent has; the model chooses freely"
+                )
+            return None
+        return plan(
+            shape,
+            text_mode=choice.text_mode,
+            kinds=self._kinds,
+            named_tool_choice=settings.named_tool_choice,
+            catalog=catalog,
+            key=key,
+        )
+
+    def _constraint_rejected(self, kind: str) -> None:
+        self._kinds = tuple(k for k in self._kinds if k != kind)
+        self._warn_once(
+            f"The server refused the {kind} constraint; Toolbelt sends requests"
+            " without it from now on"
+        )
+        if self._on_constraint_rejected:
+            self._on_constraint_rejected(kind)
 
     # -- running calls -----------------------------------------------------------
 
@@ -328,6 +394,44 @@ class ToolLoop:
     ) -> list[dict[str, Any]]:
         history = render_history(base, dialect, fallback=fallback)
         return history + render(exchanges, dialect, fallback=fallback)
+
+
+_POLICY_WORDS = frozenset({"auto", "required", "required_first"})
+_HERMES = get_dialect("hermes")
+
+
+def _constrain(request: CompletionRequest, constraint: HopConstraint | None) -> None:
+    """Put one hop's constraint into its request."""
+    if constraint is None or not (request.tools or constraint.kind != "tool_choice"):
+        return
+    request.tool_choice = constraint.tool_choice
+    request.response_format = constraint.response_format
+    request.grammar = constraint.grammar
+    if constraint.only_tool and request.tools:
+        request.tools = [
+            tool
+            for tool in request.tools
+            if tool.get("function", {}).get("name") == constraint.only_tool
+        ]
+
+
+def _reader(
+    choice: FormatChoice, request: CompletionRequest, constraint: HopConstraint | None
+) -> FormatChoice:
+    """A grammar or schema makes the model write hermes calls: read them so."""
+    if constraint is None or not (request.grammar or request.response_format):
+        return choice
+    return replace(choice, name=_HERMES.name, dialect=_HERMES)
+
+
+class _HoldAll:
+    """A stream detector that holds everything back (JSON is no speech)."""
+
+    def feed(self, text: str) -> str:
+        return ""
+
+    def finish(self) -> str:
+        return ""
 
 
 def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None]:

@@ -1,0 +1,271 @@
+"""Decoding constraints built from the catalog, so a call cannot come out malformed.
+
+Servers that constrain decoding take a JSON schema (llama.cpp, vLLM, SGLang,
+LM Studio and Ollama through ``response_format``) or a GBNF grammar (llama.cpp's
+``grammar``). Both say the same three things:
+
+- ``ANY_CALL``: one call to one of the tools;
+- ``ONE_CALL``: one call to the named tool;
+- ``ANSWER_OR_CALL``: a free answer, or one call.
+
+What the model then writes is text the hermes dialect already reads:
+
+- a call is the JSON object ``{"name": "...", "arguments": {...}}``; a grammar
+  wraps it in ``<tool_call>…</tool_call>`` so it can stand beside free prose;
+- an answer is plain prose in a grammar (it may not start with ``<``), and
+  ``{"answer": "..."}`` under a JSON schema, which cannot express free text
+  (``unwrap_answer`` turns it back into prose).
+
+Each tool's arguments are constrained by its own parameter schema. Built
+constraints are cached per catalog fingerprint: a turn pays one ``repr``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+import hashlib
+import json
+from typing import Any
+
+from .catalog import Catalog
+
+__all__ = [
+    "CALL_CLOSE",
+    "CALL_OPEN",
+    "ConstraintError",
+    "Shape",
+    "fingerprint",
+    "gbnf",
+    "json_schema",
+    "unwrap_answer",
+]
+
+CALL_OPEN = "<tool_call>"
+CALL_CLOSE = "</tool_call>"
+ANSWER_KEY = "answer"
+_CACHE_SIZE = 64
+_cache: dict[tuple[str, str, str, str | None], Any] = {}
+
+
+class Shape(StrEnum):
+    """What the constrained reply may be."""
+
+    ANY_CALL = "any_call"
+    ONE_CALL = "one_call"
+    ANSWER_OR_CALL = "answer_or_call"
+
+
+class ConstraintError(ValueError):
+    """The constraint asked for cannot be built (no tools, an unknown tool)."""
+
+
+def fingerprint(catalog: Catalog) -> str:
+    """A short digest of every name and schema: equal catalogs, equal keys.
+
+    ``repr`` is four times cheaper than ``json.dumps``; key order counts, so a
+    reordered schema only costs one rebuild, never a wrong constraint.
+    """
+    payload = repr([(t.name, t.parameters) for t in catalog])
+    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
+
+
+def json_schema(
+    catalog: Catalog, shape: Shape, name: str | None = None, *, key: str | None = None
+) -> dict[str, Any]:
+    """The reply's JSON schema (shared and cached: do not modify it)."""
+    return _cached("json", catalog, shape, name, key, _build_schema)
+
+
+def gbnf(
+    catalog: Catalog, shape: Shape, name: str | None = None, *, key: str | None = None
+) -> str:
+    """The reply's GBNF grammar (llama.cpp syntax; cached)."""
+    return _cached("gbnf", catalog, shape, name, key, _build_gbnf)
+
+
+def unwrap_answer(text: str) -> str | None:
+    """The prose of a ``{"answer": "..."}`` reply, or None for anything else."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and set(value) == {ANSWER_KEY}:
+        answer = value[ANSWER_KEY]
+        return answer if isinstance(answer, str) else None
+    return None
+
+
+# -- caching -----------------------------------------------------------------------
+
+
+def _cached(language, catalog, shape, name, key, build):
+    shape = Shape(shape)
+    names = _tool_names(catalog, shape, name)
+    cache_key = (language, key or fingerprint(catalog), shape.value, name)
+    if (hit := _cache.get(cache_key)) is not None:
+        return hit
+    built = build(catalog, names, shape)
+    if len(_cache) >= _CACHE_SIZE:
+        _cache.pop(next(iter(_cache)))
+    _cache[cache_key] = built
+    return built
+
+
+def _tool_names(catalog: Catalog, shape: Shape, name: str | None) -> tuple[str, ...]:
+    if not catalog.names:
+        raise ConstraintError("a constraint needs at least one tool")
+    if shape is not Shape.ONE_CALL:
+        return catalog.names
+    if name is None:
+        raise ConstraintError("a one-tool constraint needs the tool's name")
+    if name not in catalog:
+        known = ", ".join(catalog.names)
+        raise ConstraintError(f"unknown tool {name!r} (known: {known})")
+    return (name,)
+
+
+# -- JSON schema ---------------------------------------------------------------------
+
+
+def _call_schema(catalog: Catalog, name: str) -> dict[str, Any]:
+    params = catalog.schema(name) or {"type": "object"}
+    return {
+        "type": "object",
+        # enum rather than const: older schema-to-grammar converters lack const.
+        "properties": {"name": {"enum": [name]}, "arguments": params},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def _build_schema(
+    catalog: Catalog, names: tuple[str, ...], shape: Shape
+) -> dict[str, Any]:
+    options = [_call_schema(catalog, name) for name in names]
+    if shape is Shape.ANSWER_OR_CALL:
+        options.insert(
+            0,
+            {
+                "type": "object",
+                "properties": {ANSWER_KEY: {"type": "string"}},
+                "required": [ANSWER_KEY],
+                "additionalProperties": False,
+            },
+        )
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+# -- GBNF ------------------------------------------------------------------------------
+
+_BASE_RULES = {
+    "ws": "[ \\t\\n]*",
+    "string": '"\\"" char* "\\"" ws',
+    "char": '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" hex hex hex hex)',
+    "hex": "[0-9a-fA-F]",
+    "integer": '"-"? ("0" | [1-9] [0-9]*) ws',
+    "number": '"-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)? ws',
+    "boolean": '("true" | "false") ws',
+    "null": '"null" ws',
+    "value": "(object | array | string | number | boolean | null)",
+    "object": '"{" ws (string ":" ws value ("," ws string ":" ws value)*)? "}" ws',
+    "array": '"[" ws (value ("," ws value)*)? "]" ws',
+}
+
+
+def _literal(text: str) -> str:
+    """A GBNF string literal that matches ``text`` exactly."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\n", "\\n").replace("\r", "\\r") + '"'
+
+
+def _json_literal(value: Any) -> str:
+    return _literal(json.dumps(value, ensure_ascii=False)) + " ws"
+
+
+class _Grammar:
+    """Rules of one grammar; equal bodies share one rule."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+
+    def add(self, hint: str, body: str) -> str:
+        if (known := self._names.get(body)) is not None:
+            return known
+        name = f"{hint}-{len(self.rules)}"
+        self.rules[name] = body
+        self._names[body] = name
+        return name
+
+    def value(self, schema: Any) -> str:
+        """The rule (or inline expression) that matches one value of ``schema``."""
+        if not isinstance(schema, dict) or not schema:
+            return "value"
+        if "const" in schema:
+            return _json_literal(schema["const"])
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            body = " | ".join(_json_literal(v) for v in schema["enum"])
+            return self.add("enum", f"({body})")
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list) and schema[key]:
+                body = " | ".join(self.value(option) for option in schema[key])
+                return self.add("alt", f"({body})")
+        kinds = schema.get("type")
+        if isinstance(kinds, list):
+            body = " | ".join(self.value({**schema, "type": k}) for k in kinds)
+            return self.add("alt", f"({body})") if kinds else "value"
+        if kinds == "object" or "properties" in schema:
+            return self._object(schema)
+        if kinds == "array":
+            item = self.value(schema.get("items"))
+            return self.add("array", f'"[" ws ({item} ("," ws {item})*)? "]" ws')
+        if kinds in ("string", "integer", "number", "boolean", "null"):
+            return kinds
+        return "value"
+
+    def _object(self, schema: dict[str, Any]) -> str:
+        props = schema.get("properties")
+        if not isinstance(props, dict) or not props:
+            return "object"
+        required = [k for k in props if k in (schema.get("required") or ())]
+        optional = [k for k in props if k not in required]
+        pair = {k: f'{_json_literal(k)} ":" ws {self.value(props[k])}' for k in props}
+        if required:
+            # Required keys first (a grammar fixes the order), then optional ones.
+            body = ' "," ws '.join(pair[k] for k in required)
+            body += "".join(f' ("," ws {pair[k]})?' for k in optional)
+        else:
+            # Any subset in declared order; the first one present has no comma.
+            starts = [
+                pair[k] + "".join(f' ("," ws {pair[o]})?' for o in optional[i + 1 :])
+                for i, k in enumerate(optional)
+            ]
+            body = "(" + " | ".join(starts) + ")?"
+        return self.add("obj", f'"{{" ws {body} "}}" ws')
+
+    def call_tail(self, catalog: Catalog, name: str) -> str:
+        """A call after its shared opening: the name decides at its first letter."""
+        args = self.value(catalog.schema(name) or {"type": "object"})
+        return self.add(
+            "call",
+            f'{_json_literal(name)} "," ws "\\"arguments\\"" ws ":" ws {args} "}}" ws',
+        )
+
+
+def _build_gbnf(catalog: Catalog, names: tuple[str, ...], shape: Shape) -> str:
+    grammar = _Grammar()
+    # One shared opening for every call: llguidance's lexer (inside llama.cpp)
+    # does not backtrack, so alternatives must part at a distinct character.
+    tails = " | ".join(grammar.call_tail(catalog, name) for name in names)
+    opening = '"{" ws "\\"name\\"" ws ":" ws'
+    tagged = f"{_literal(CALL_OPEN)} ws {opening} ({tails}) {_literal(CALL_CLOSE)}"
+    # Prose may hold anything but must not open like markup.
+    answer = " | [^<] [^\\x00]*" if shape is Shape.ANSWER_OR_CALL else ""
+    root = tagged + answer
+    lines = [f"root ::= {root}"]
+    lines += [f"{name} ::= {body}" for name, body in grammar.rules.items()]
+    lines += [f"{name} ::= {body}" for name, body in _BASE_RULES.items()]
+    return "\n".join(lines) + "\n"

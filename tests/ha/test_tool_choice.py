@@ -1,0 +1,140 @@
+"""Tool choice end to end in real HA: the check offers it, a turn carries it."""
+
+from __future__ import annotations
+
+import json
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+
+from custom_components.toolbelt.const import (
+    CONF_CONSTRAINTS,
+    CONF_LLM_HASS_API,
+    CONF_MODEL,
+    CONF_STRICT_CALLS,
+    CONF_TOOL_CHOICE,
+    CONF_TOOL_FORMAT,
+)
+from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
+from tests.openai_server import OpenAIServer
+
+TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+
+
+def _forced(body: dict) -> bool:
+    return body.get("tool_choice") == "required"
+
+
+async def test_required_first_calls_the_tool_then_speaks_the_answer(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A chatty model whose server honours tool_choice acts instead of chatting."""
+    await async_add_toolbelt(
+        hass,
+        openai_server,
+        tool_choice="required_first",
+        constraints=["tool_choice"],
+    )
+    openai_server.reply_when(
+        _forced,
+        lambda: openai_server.reply_tool_calls(TURN_ON),
+        lambda: openai_server.reply_text("Sure! I would love to help with lights."),
+    )
+    openai_server.reply_when(
+        _forced,
+        lambda: openai_server.reply_tool_calls(TURN_ON),
+        lambda: openai_server.reply_text("The kitchen light is on."),
+    )
+
+    result = await async_converse(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == "The kitchen light is on."
+    first, second = openai_server.requests
+    assert first.body["tool_choice"] == "required"
+    assert "HassTurnOn" in {bare(t["function"]["name"]) for t in first.tools}
+    assert "tool_choice" not in second.body
+    assert second.messages[-1]["role"] == "tool"
+    assert json.loads(second.messages[-1]["content"])["data"]["success"]
+
+
+async def test_a_refused_constraint_never_fails_the_turn(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    entry = await async_add_toolbelt(
+        hass, openai_server, tool_choice="required", constraints=["tool_choice"]
+    )
+    openai_server.reply_error(400, message="tool_choice 'required' is not supported")
+    openai_server.reply_text("Hello!")
+    openai_server.reply_text("Hello again!")
+
+    assert speech(await async_converse(hass, "hi")) == "Hello!"
+    assert speech(await async_converse(hass, "hi")) == "Hello again!"
+
+    refused, retry, later = openai_server.requests
+    assert refused.body["tool_choice"] == "required"
+    assert "tool_choice" not in retry.body
+    assert "tool_choice" not in later.body  # remembered for the agent
+    (subentry,) = entry.subentries.values()
+    state = entry.runtime_data.agent_state[subentry.subentry_id]
+    assert state["refused"] == {"tool_choice"}
+    assert "tool_role" not in state  # a separate fact, untouched
+
+
+async def test_check_offers_only_honoured_constraints(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    entry = await async_add_toolbelt(hass, openai_server)  # llama.cpp
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    call = '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "x"}}</tool_call>'
+    openai_server.reply_text(call)  # the tool-mode check
+    openai_server.reply_text(call)  # grammar: honoured
+    openai_server.reply_error(400, message="response_format is not supported")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: "test-model",
+            CONF_TOOL_FORMAT: "hermes",
+            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        },
+    )
+    assert result["step_id"] == "check"
+    summary = result["description_placeholders"]["constraints"]
+    assert summary == "grammar: honoured; json_schema: refused"
+    assert {str(key) for key in result["data_schema"].schema} == {
+        CONF_TOOL_CHOICE,
+        CONF_STRICT_CALLS,
+    }
+    _mode, grammar, schema = openai_server.requests
+    assert "HassTurnOn" in grammar.body["grammar"]
+    assert grammar.messages[-1]["content"] == "Say hello in five words."
+    assert schema.body["response_format"]["type"] == "json_schema"
+
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_TOOL_CHOICE: "required_first", CONF_STRICT_CALLS: True}
+    )
+    assert result["reason"] == "reconfigure_successful"
+    data = entry.subentries[subentry.subentry_id].data
+    assert data[CONF_CONSTRAINTS] == ["grammar"]
+    assert data[CONF_TOOL_CHOICE] == "required_first"
+    assert data[CONF_STRICT_CALLS] is True
+
+
+async def test_check_without_honoured_constraints_offers_nothing(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    openai_server.reply_tool_calls(TURN_ON)  # tool-mode check
+    openai_server.reply_text("Hello there, friend!")  # tool_choice: ignored
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["description_placeholders"]["constraints"] == "tool_choice: ignored"
+    assert not result["data_schema"].schema
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    data = entry.subentries[subentry.subentry_id].data
+    assert data[CONF_CONSTRAINTS] == []
+    assert data[CONF_TOOL_CHOICE] == "auto"

@@ -1,0 +1,190 @@
+"""Tool-choice policies on the wire: what each hop's request carried, and fallbacks."""
+
+from __future__ import annotations
+
+import json
+
+from custom_components.toolbelt.loop import LoopSettings, ToolLoop
+from custom_components.toolbelt.loop.tool_choice import hop_shape
+from custom_components.toolbelt.toolcalls import Catalog
+from custom_components.toolbelt.toolcalls.constraint import Shape
+from tests.loop.conftest import TOOLS, Harness
+
+TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
+CALL_TEXT = json.dumps(TURN_ON[0])
+
+
+def make_loop(harness: Harness, seen: dict[str, list], **settings) -> ToolLoop:
+    return ToolLoop(
+        harness.backend,
+        harness.house,
+        LoopSettings(model="test-model", timeout=5, **settings),
+        on_tool_role_rejected=lambda: seen["tool_role"].append(True),
+        on_constraint_rejected=seen["constraint"].append,
+        warn_once=seen["warnings"].append,
+    )
+
+
+async def run(loop: ToolLoop) -> str:
+    events = [e async for e in loop.run([{"role": "user", "content": "on"}], TOOLS)]
+    return "".join(
+        getattr(e, "text", "") for e in events if type(e).__name__ == "TextOut"
+    )
+
+
+def fresh() -> dict[str, list]:
+    return {"tool_role": [], "constraint": [], "warnings": []}
+
+
+def test_hop_shapes_per_policy() -> None:
+    catalog = Catalog.from_openai(TOOLS)
+    assert hop_shape("auto", False, 0, catalog) is None
+    assert hop_shape("auto", True, 0, catalog) == (Shape.ANSWER_OR_CALL, None)
+    assert hop_shape("required_first", False, 0, catalog) == (Shape.ANY_CALL, None)
+    assert hop_shape("required_first", False, 1, catalog) is None
+    assert hop_shape("required", False, 3, catalog) == (Shape.ANY_CALL, None)
+    assert hop_shape("hass_turn_on", False, 0, catalog) == (
+        Shape.ONE_CALL,
+        "HassTurnOn",
+    )
+    assert hop_shape("NoSuchTool", False, 0, catalog) is None
+
+
+async def test_required_first_natively_forces_hop_zero_only(harness: Harness) -> None:
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_text("The kitchen light is on.")
+    seen = fresh()
+    loop = make_loop(
+        harness, seen, tool_choice="required_first", constraints=("tool_choice",)
+    )
+    assert await run(loop) == "The kitchen light is on."
+    first, second = harness.server.requests
+    assert first.body["tool_choice"] == "required"
+    assert "tool_choice" not in second.body
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+async def test_named_tool_on_llamacpp_sends_that_tool_alone(harness: Harness) -> None:
+    """llama-server reads a named tool_choice as auto: send required + one tool."""
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_text("Done.")
+    loop = make_loop(
+        harness,
+        fresh(),
+        tool_choice="HassTurnOn",
+        constraints=("tool_choice",),
+        named_tool_choice=False,
+    )
+    await run(loop)
+    first, second = harness.server.requests
+    assert first.body["tool_choice"] == "required"
+    assert [t["function"]["name"] for t in first.tools] == ["HassTurnOn"]
+    assert len(second.tools) == len(TOOLS)
+
+
+async def test_named_tool_choice_object_where_the_server_takes_it(
+    harness: Harness,
+) -> None:
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_text("Done.")
+    loop = make_loop(
+        harness, fresh(), tool_choice="HassTurnOn", constraints=("tool_choice",)
+    )
+    await run(loop)
+    assert harness.server.requests[0].body["tool_choice"] == {
+        "type": "function",
+        "function": {"name": "HassTurnOn"},
+    }
+
+
+async def test_text_dialect_gets_a_grammar_then_free_decoding(harness: Harness) -> None:
+    harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
+    harness.server.reply_text("The kitchen light is on.")
+    loop = make_loop(
+        harness,
+        fresh(),
+        tool_format="react",
+        tool_choice="required_first",
+        constraints=("tool_choice", "grammar", "json_schema"),
+    )
+    assert await run(loop) == "The kitchen light is on."
+    first, second = harness.server.requests
+    assert first.body["grammar"].startswith('root ::= "<tool_call>"')
+    assert "tools" not in first.body
+    assert "tool_choice" not in first.body
+    assert "grammar" not in second.body
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+async def test_strict_calls_json_schema_answer_is_unwrapped(harness: Harness) -> None:
+    harness.server.reply_text(CALL_TEXT)
+    harness.server.reply_text(json.dumps({"answer": "It is on."}))
+    loop = make_loop(
+        harness,
+        fresh(),
+        tool_format="hermes",
+        strict_calls=True,
+        constraints=("json_schema",),
+    )
+    assert await run(loop) == "It is on."
+    for request in harness.server.requests:
+        schema = request.body["response_format"]["json_schema"]["schema"]
+        assert schema["anyOf"][0]["required"] == ["answer"]
+
+
+async def test_a_refused_constraint_falls_back_once_and_is_remembered(
+    harness: Harness,
+) -> None:
+    harness.server.reply_error(400, message="Unknown field: grammar")
+    harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
+    harness.server.reply_text("On.")
+    seen = fresh()
+    loop = make_loop(
+        harness,
+        seen,
+        tool_format="hermes",
+        tool_choice="required",
+        constraints=("grammar",),
+    )
+    assert await run(loop) == "On."
+    refused, retry, answer = harness.server.requests
+    assert "grammar" in refused.body
+    assert "grammar" not in retry.body
+    assert "grammar" not in answer.body  # not tried again in this turn
+    assert seen == {
+        "tool_role": [],
+        "constraint": ["grammar"],
+        "warnings": [
+            "The server refused the grammar constraint; Toolbelt sends requests"
+            " without it from now on"
+        ],
+    }
+
+
+async def test_constraint_and_tool_role_stay_separate_facts(harness: Harness) -> None:
+    """A 400 that only fallback mode cures is the tool role, not the constraint."""
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_error(400, message="Unsupported role: tool")
+    harness.server.reply_error(400, message="Unsupported role: tool")
+    harness.server.reply_text("On.")
+    seen = fresh()
+    loop = make_loop(
+        harness, seen, tool_choice="required", constraints=("tool_choice",)
+    )
+    await run(loop)
+    _first, constrained, bare, fallback = harness.server.requests
+    assert constrained.body["tool_choice"] == "required"
+    assert "tool_choice" not in bare.body
+    assert bare.messages[-1]["role"] == "tool"
+    assert fallback.messages[-1]["role"] == "user"
+    assert seen["tool_role"] == [True]
+    assert seen["constraint"] == []
+
+
+async def test_unknown_tool_name_warns_and_decodes_freely(harness: Harness) -> None:
+    harness.server.reply_text("Hello.")
+    seen = fresh()
+    loop = make_loop(harness, seen, tool_choice="Nope", constraints=("tool_choice",))
+    assert await run(loop) == "Hello."
+    assert "tool_choice" not in harness.server.requests[0].body
+    assert "names no tool" in seen["warnings"][0]
