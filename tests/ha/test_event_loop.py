@@ -14,7 +14,7 @@ import json
 import logging
 import sys
 
-from homeassistant import block_async_io
+from homeassistant import block_async_io, config_entries
 from homeassistant.core import HomeAssistant
 from homeassistant.util import loop as loop_util
 import pytest
@@ -34,6 +34,9 @@ def fresh_toolbelt() -> Iterator[None]:
         if name == PACKAGE or name.startswith(f"{PACKAGE}.")
     }
     parent = sys.modules["custom_components"]
+    # HA keeps the config flow class it registered: the fresh module's must not
+    # outlive this test, or later tests mix two copies of every class.
+    handler = config_entries.HANDLERS.get("toolbelt")
     for name in saved:
         del sys.modules[name]
     yield
@@ -41,6 +44,10 @@ def fresh_toolbelt() -> Iterator[None]:
         del sys.modules[name]
     sys.modules.update(saved)
     parent.toolbelt = saved[PACKAGE]
+    if handler is not None:
+        config_entries.HANDLERS["toolbelt"] = handler
+    else:
+        config_entries.HANDLERS.pop("toolbelt", None)
 
 
 @contextmanager
