@@ -40,10 +40,10 @@ def register_reasoning_delimiters(
     ``lone_closer``: a closer without an opener marks everything before it as
     reasoning (only sensible for closers that never appear in prose).
     """
-    if delimiters.register(opener, closers, lone_closer=lone_closer):
-        if "_clean_cached" in globals():
-            _clean_cached.cache_clear()
-            _clean_large.cache_clear()
+    added = delimiters.register(opener, closers, lone_closer=lone_closer)
+    if added and "_clean_cached" in globals():
+        _clean_cached.cache_clear()
+        _clean_large.cache_clear()
 
 
 def split_reasoning(text: str) -> tuple[str, str]:
