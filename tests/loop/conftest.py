@@ -103,7 +103,7 @@ class Harness:
         loop = ToolLoop(
             self.backend,
             self.house,
-            LoopSettings(model="test-model", timeout=5, **settings),
+            LoopSettings(**{"model": "test-model", "timeout": 5, **settings}),
         )
         messages = [
             {"role": "system", "content": "You are a test assistant."},

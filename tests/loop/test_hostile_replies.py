@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.toolbelt.loop.tool_loop import NO_ANSWER_TEXT
 from tests.loop.conftest import Harness
 
 
@@ -22,9 +21,18 @@ async def test_a_hostile_reply_ends_the_turn_with_an_answer(
     harness: Harness, tool_format: str, reply: str, refused: bool
 ) -> None:
     harness.server.reply_text(reply)
+    harness.server.reply_text("Sorry, I could not do that.")
 
     turn = await harness.turn(tool_format=tool_format)
 
     assert harness.house.log == []
-    # A refused call leaves nothing to say; markup-free text is the answer.
-    assert turn.text == (NO_ANSWER_TEXT if refused else reply)
+    if refused:
+        # The model reads why its call was refused, and answers.
+        assert len(harness.server.requests) == 2
+        told = harness.server.requests[1].messages[-1]["content"]
+        assert told.count("ERROR: InvalidToolCall") == 1
+        assert turn.text == "Sorry, I could not do that."
+    else:
+        # Markup-free text is the answer.
+        assert len(harness.server.requests) == 1
+        assert turn.text == reply

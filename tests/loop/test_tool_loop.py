@@ -445,3 +445,29 @@ async def test_a_400_the_fallback_retry_does_not_cure_does_not_demote(
     tool_role, fallback = harness.server.requests[1:]
     assert tool_role.messages[-1]["role"] == "tool"
     assert all(m["role"] != "tool" for m in fallback.messages)
+
+
+async def test_refused_call_counts_against_the_cap(harness: Harness) -> None:
+    harness.server.reply_text(hermes(("HassTeleport", {"name": "kitchen"})))
+    harness.server.reply_text("I cannot do that.")
+
+    turn = await harness.turn(max_tool_calls=1)
+
+    assert harness.house.log == []
+    (refused,) = turn.results
+    assert refused.text.startswith("ERROR: InvalidToolCall: unknown tool")
+    # The refusal used the one call: the model is told and gets no tools.
+    assert "NOTE: that was tool call 1 of 1" in refused.text
+    assert harness.server.requests[1].tools is None
+    assert turn.text == "I cannot do that."
+
+
+async def test_template_thinking_model_holds_until_the_closer(
+    harness: Harness,
+) -> None:
+    reply = "Let me think.\n</think>\nIt is on."
+    harness.server.reply_text(reply, chunks=list(reply))
+
+    turn = await harness.turn(model="deepseek-r1-distill-qwen-7b")
+
+    assert turn.text == "It is on."

@@ -52,11 +52,7 @@ class TurnBudget:
     ) -> tuple[ToolCall, Refusal | None]:
         """Decide whether ``call`` runs; returns it with validated arguments."""
         if self.calls >= self.max_calls:
-            return call, Refusal(
-                f"ERROR: LimitReached: this turn already made {self.max_calls} tool"
-                " calls, the most allowed. This call was not run. Answer the user"
-                " now with what you know."
-            )
+            return call, Refusal(_limit_text(self.max_calls))
         self.calls += 1
         key = call_key(call)
         if key in self.results:
@@ -82,6 +78,36 @@ class TurnBudget:
             self.device_commands += 1
         return call, None
 
+    def charge_rejected(self, reason: str) -> str:
+        """Count a call the parser refused; the error text the model gets back."""
+        if self.calls >= self.max_calls:
+            return _limit_text(self.max_calls)
+        self.calls += 1
+        return (
+            f"ERROR: InvalidToolCall: {reason}. This call was not run. Call one of"
+            " the listed tools by its exact name, with complete JSON arguments."
+        )
+
+    def limit_refusal(self) -> str:
+        """What a call past the total cap gets back."""
+        return _limit_text(self.max_calls)
+
+    def limit_note(self) -> str:
+        """Appended to the result that used up the last call of the turn."""
+        return (
+            f"\nNOTE: that was tool call {self.max_calls} of {self.max_calls}, the"
+            " most allowed this turn. No more tools can be called: answer the user"
+            " now with what you know."
+        )
+
     def remember(self, call: ToolCall, result_text: str) -> None:
         """Record a result so an identical call later in the turn can reuse it."""
         self.results[call_key(call)] = result_text
+
+
+def _limit_text(max_calls: int) -> str:
+    return (
+        f"ERROR: LimitReached: this turn already made {max_calls} tool"
+        " calls, the most allowed. This call was not run. Answer the user"
+        " now with what you know."
+    )

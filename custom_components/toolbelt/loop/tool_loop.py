@@ -32,9 +32,12 @@ from ..backend.errors import (
     BackendError,
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
+from ..toolcalls.calls import new_call_id
 from ..toolcalls.constraint import fingerprint, unwrap_answer
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import lean_tools
+from ..toolcalls.registry import detector_for, opens_reasoning_in_template
+from ..toolcalls.streaming import StreamDetector
 from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
@@ -209,9 +212,16 @@ class ToolLoop:
             assert hop is not None
 
             calls = hop.parse.calls
+            # Refused call markup goes back as an error the model can fix.
+            rejected = [
+                ToolCall(
+                    id=new_call_id(), name=item.name or "invalid_call", arguments={}
+                )
+                for item in hop.parse.rejected
+            ]
             if hop.parse.reasoning:
                 yield ReasoningOut(hop.parse.reasoning)
-            if not calls or wrap_up:
+            if not (calls or rejected) or wrap_up:
                 rest = _unsent(hop.parse.content, hop.streamed)
                 if not (hop.streamed + rest).strip():
                     # HA speaks the last assistant message; it must not be empty.
@@ -222,14 +232,28 @@ class ToolLoop:
 
             cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             content = hop.parse.content.strip()
-            yield CallsOut(tuple(calls), raw=cut, content=content)
-            results: list[str] = []
-            async for outcome in self._run_calls(calls, catalog, budget):
-                results.append(outcome.text)
+            yield CallsOut((*calls, *rejected), raw=cut, content=content)
+            outcomes = [o async for o in self._run_calls(calls, catalog, budget)]
+            for call, item in zip(rejected, hop.parse.rejected, strict=True):
+                _LOGGER.debug("Refused call markup: %s", item.reason)
+                text = budget.charge_rejected(item.reason)
+                outcomes.append(ResultOut(call, text, True, 0.0, text))
+            last = outcomes[-1]
+            if budget.exhausted and last.text != budget.limit_refusal():
+                # Said where the model reads results, in the format's own words.
+                outcomes[-1] = replace(last, text=last.text + budget.limit_note())
+            results = [outcome.text for outcome in outcomes]
+            for outcome in outcomes:
                 yield outcome
+            if budget.exhausted:
+                # Nothing more may run: the catalog leaves the prompt too.
+                base = self._base_messages(messages, catalog, choice, wrap_up=True)
             exchanges.append(
                 Exchange(
-                    raw=cut, content=content, calls=tuple(calls), results=tuple(results)
+                    raw=cut,
+                    content=content,
+                    calls=(*calls, *rejected),
+                    results=tuple(results),
                 )
             )
 
@@ -240,9 +264,17 @@ class ToolLoop:
     async def _ask(
         self, request: CompletionRequest, catalog: Catalog, choice: FormatChoice
     ) -> AsyncIterator[LoopEvent | _Hop]:
-        """Stream one reply: safe text out at once, then what the reply means."""
-        # A JSON-schema reply is JSON until its end: nothing in it can stream.
-        detector = _HoldAll() if request.response_format else choice.dialect.detector()
+        """Stream one reply: safe text out at once, then what the reply means.
+
+        A model whose template opens the reasoning block starts inside it, so
+        nothing shows until its closer, unless the server already split the
+        reasoning off (it came as reasoning deltas before any text). A
+        JSON-schema reply is JSON until its end: nothing in it can stream.
+        """
+        opened = opens_reasoning_in_template(self._settings.model)
+        detector: StreamDetector | _HoldAll | None = (
+            _HoldAll() if request.response_format else None
+        )
         accumulator = ToolCallAccumulator()
         raw: list[str] = []
         streamed: list[str] = []
@@ -251,10 +283,15 @@ class ToolLoop:
             async for delta in deltas:
                 if isinstance(delta, TextDelta):
                     raw.append(delta.text)
+                    if detector is None:
+                        detector = detector_for(
+                            choice.dialect, catalog=catalog, start_in_reasoning=opened
+                        )
                     if safe := detector.feed(delta.text):
                         streamed.append(safe)
                         yield TextOut(safe)
                 elif isinstance(delta, ReasoningDelta):
+                    opened = False  # the server parses reasoning itself
                     yield ReasoningOut(delta.text)
                 elif isinstance(delta, ToolCallDelta):
                     accumulator.add(delta)
@@ -265,7 +302,7 @@ class ToolLoop:
             text = answer
         parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
         # Only held-back text that the dialect also calls content may still show.
-        tail = "" if parse.calls else detector.finish()
+        tail = "" if parse.calls or detector is None else detector.finish()
         if tail and parse.content.startswith("".join(streamed) + tail):
             streamed.append(tail)
             yield TextOut(tail)
@@ -370,11 +407,20 @@ class ToolLoop:
     # -- messages -----------------------------------------------------------------
 
     def _base_messages(
-        self, messages: History, catalog: Catalog, choice: FormatChoice
+        self,
+        messages: History,
+        catalog: Catalog,
+        choice: FormatChoice,
+        *,
+        wrap_up: bool = False,
     ) -> History:
-        """The system prompt gains the device guidance and the dialect's prompt."""
+        """The system prompt gains the device guidance and the dialect's prompt.
+
+        At the cap (``wrap_up``) the dialect's prompt, which lists the tools,
+        is left out, as native mode stops sending ``tools``.
+        """
         extra = [device_guidance(catalog.names)]
-        if choice.text_mode:
+        if choice.text_mode and not wrap_up:
             extra.append(choice.dialect.system_prompt(catalog))
         first = messages[0] if messages else None
         system = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 import re
 
+from .catalog import Catalog
 from .chain import ChainDialect
 from .dialects.apertus import ApertusDialect
 from .dialects.base import Dialect
@@ -47,6 +48,7 @@ __all__ = [
     "detector_for",
     "dialect_names",
     "get_dialect",
+    "opens_reasoning_in_template",
     "preset_for_model",
     "register_dialect",
     "register_preset",
@@ -173,6 +175,11 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+# Families whose chat template writes the reasoning opener (``<think>``) into the
+# prompt, so the reply holds only the closer: Qwen3 *-Thinking-2507, QwQ,
+# DeepSeek-R1 and its distills.
+_TEMPLATE_THINKING = re.compile(r"deepseek[-_ ]?r1|r1[-_ ]distill|qwq|thinking")
+
 _classes: dict[str, type[Dialect]] = {}
 _instances: dict[str, Dialect] = {}
 
@@ -291,11 +298,34 @@ def _union() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return _union_cache[0]
 
 
-def detector_for(dialect: Dialect, *, names: Iterable[str] = ()) -> StreamDetector:
-    """A detector holding on ``dialect``'s markers plus every registered one."""
+def opens_reasoning_in_template(model: str | None) -> bool:
+    """Whether the model's replies start inside a reasoning block (template-opened)."""
+    return bool(model) and _TEMPLATE_THINKING.search(model.lower()) is not None
+
+
+def detector_for(
+    dialect: Dialect,
+    *,
+    names: Iterable[str] = (),
+    catalog: Catalog | None = None,
+    start_in_reasoning: bool = False,
+) -> StreamDetector:
+    """A detector holding on ``dialect``'s markers plus every registered one.
+
+    With a ``catalog``, a reply or line that opens with a tool's name (exact,
+    or without its ``intent__`` namespace, as the catalog resolves it) holds
+    too: formats like Functionary's write a call as a bare name.
+    """
     markers, starts = _union()
+    if catalog is not None:
+        names = (
+            *names,
+            *catalog.names,
+            *(n.rsplit("__", 1)[1] for n in catalog.names if "__" in n),
+        )
     return StreamDetector(
         (*dialect.markers, *markers),
         start_markers=(*dialect.start_markers, *starts),
-        names=tuple(names),
+        names=tuple(dict.fromkeys(names)),
+        start_in_reasoning=start_in_reasoning,
     )

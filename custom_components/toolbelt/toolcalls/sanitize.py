@@ -14,6 +14,7 @@ from functools import lru_cache
 import heapq
 import re
 
+from . import reasoning as delimiters
 from .finder import Finder
 from .quirks import strip_quirks
 
@@ -26,44 +27,23 @@ __all__ = [
     "tidy",
 ]
 
-# (opener, closers): reasoning runs from the opener to the first closer. A
-# closer seen before any opener means everything before it was reasoning
-# (templates that open the block in the prompt). Extend with
-# ``register_reasoning_delimiters``.
-_REASONING: list[tuple[str, tuple[str, ...], bool]] = []
+# The one list of reasoning blocks, shared with the streaming detector.
+_REASONING = delimiters.DELIMITERS
 _HEADER_CLOSERS = frozenset({"<|start|>", "<|channel|>"})
 
 
 def register_reasoning_delimiters(
     opener: str, closers: tuple[str, ...] | str, *, lone_closer: bool = False
 ) -> None:
-    """Teach the sanitizer another reasoning block.
+    """Teach the sanitizer and the streaming detector another reasoning block.
 
     ``lone_closer``: a closer without an opener marks everything before it as
     reasoning (only sensible for closers that never appear in prose).
     """
-    if isinstance(closers, str):
-        closers = (closers,)
-    entry = (opener, tuple(closers), lone_closer)
-    if entry not in _REASONING:
-        _REASONING.append(entry)
-        if "_clean_cached" in globals():
-            _clean_cached.cache_clear()
-            _clean_large.cache_clear()
-
-
-register_reasoning_delimiters("<think>", "</think>", lone_closer=True)
-register_reasoning_delimiters("<thinking>", "</thinking>")
-register_reasoning_delimiters("<reasoning>", "</reasoning>")
-register_reasoning_delimiters("[THINK]", "[/THINK]", lone_closer=True)
-register_reasoning_delimiters("<seed:think>", "</seed:think>", lone_closer=True)
-register_reasoning_delimiters(
-    "<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True
-)
-register_reasoning_delimiters("<|channel>thought", "<channel|>")
-register_reasoning_delimiters(
-    "<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>")
-)
+    added = delimiters.register(opener, closers, lone_closer=lone_closer)
+    if added and "_clean_cached" in globals():
+        _clean_cached.cache_clear()
+        _clean_large.cache_clear()
 
 
 def split_reasoning(text: str) -> tuple[str, str]:

@@ -4,8 +4,12 @@ No fixed character buffer: prose is released at once, except a tail that could
 still be the beginning of a call marker. From a complete marker on, the text is
 held (the loop parses the full reply). Formats without a marker (bare JSON,
 arrays, pythonic lists, ReAct labels) only count at the very start of the reply.
-Reasoning blocks are swallowed and streaming resumes after them; in a ReAct
-scratchpad, what follows ``Final Answer:`` is released without the label.
+Reasoning blocks (the one list in ``reasoning.py``) are swallowed and streaming
+resumes after them; in a ReAct scratchpad, what follows ``Final Answer:`` is
+released without the label. Start markers also count at the start of any later
+line, and invisible characters (BOM, zero-width space, word joiner) count as
+whitespace there: whatever the final parse may read as a call is never shown.
+Whitespace before the first shown text is dropped, never spoken.
 
 Each chunk costs its own length, never the reply's: whatever is held is bounded
 (labels allow at most ``_GAP`` spaces of indentation or inside them), a ReAct
@@ -19,8 +23,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 import re
 
+from . import reasoning as delimiters
+
 __all__ = [
-    "DEFAULT_REASONING",
     "DEFAULT_START_MARKERS",
     "REACT_LABELS",
     "StreamDetector",
@@ -54,15 +59,11 @@ DEFAULT_START_MARKERS: tuple[str, ...] = (
     "functools",
     *REACT_LABELS,
 )
-DEFAULT_REASONING: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("<think>", ("</think>",)),
-    ("<thinking>", ("</thinking>",)),
-    ("[THINK]", ("[/THINK]",)),
-    ("<seed:think>", ("</seed:think>",)),
-    ("<|START_THINKING|>", ("<|END_THINKING|>",)),
-    ("<|channel>thought", ("<channel|>",)),
-)
 _GAP = 16
+# Characters a model may put before a call that str.strip() keeps.
+_INVISIBLE = "\ufeff\u200b\u2060"
+_LEADING = re.compile(rf"[\s{_INVISIBLE}]*")
+_INDENT = rf"[ \t{_INVISIBLE}]"
 _FINAL = re.compile(
     rf"(?:\*\*)?Final[ \t]{{1,{_GAP}}}Answer(?:\*\*)?[ \t]{{0,{_GAP}}}:(?:\*\*)?[ \t]*",
     re.I,
@@ -100,12 +101,14 @@ def _plan(
     starts: frozenset[str],
     reasoning: tuple[tuple[str, tuple[str, ...]], ...],
     lines: frozenset[str],
+    lone: tuple[str, ...],
 ) -> tuple:
     """Compiled patterns and prefix sets, shared by detectors with the same markers."""
     by_len = tuple(sorted(markers, key=len, reverse=True))
     start_list = tuple(sorted(starts, key=len, reverse=True))
     reasoning_map = dict(reasoning)
-    watched = (*by_len, *reasoning_map)
+    lone = tuple(c for c in lone if c not in reasoning_map and c not in markers)
+    watched = (*by_len, *reasoning_map, *lone)
     pattern = (
         re.compile(
             "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
@@ -116,7 +119,7 @@ def _plan(
     line_list = sorted(lines, key=len, reverse=True)
     line_re = (
         re.compile(
-            rf"(?m)^[ \t]{{0,{_GAP}}}(?:"
+            rf"(?m)^{_INDENT}{{0,{_GAP}}}("
             + "|".join(re.escape(m) for m in line_list)
             + ")"
         )
@@ -134,6 +137,7 @@ def _plan(
         max((len(m) for m in watched), default=1),
         line_re,
         _prefixes(line_list),
+        frozenset(lone),
     )
 
 
@@ -143,8 +147,11 @@ class StreamDetector:
     ``markers`` hold from wherever they appear; ``start_markers`` only at the
     start of the reply (after whitespace and reasoning); ``names`` (catalog
     tool names) count as start markers too, for formats that open with a bare
-    name. ``reasoning`` pairs are swallowed. ``start_in_reasoning`` is for
-    templates that open the reasoning block in the prompt.
+    name. ``reasoning`` pairs are swallowed (default: the shared list).
+    ``start_in_reasoning`` is for templates that open the reasoning block in
+    the prompt: nothing shows until a closer ends it, or the reply ends
+    without one (then the caller shows the parsed content). A closer met
+    outside any block is dropped.
     """
 
     def __init__(
@@ -153,15 +160,19 @@ class StreamDetector:
         *,
         start_markers: Iterable[str] = DEFAULT_START_MARKERS,
         names: Iterable[str] = (),
-        reasoning: Iterable[tuple[str, tuple[str, ...]]] = DEFAULT_REASONING,
+        reasoning: Iterable[tuple[str, tuple[str, ...]]] | None = None,
         start_in_reasoning: bool = False,
         line_markers: Iterable[str] = LINE_MARKERS,
     ) -> None:
+        if reasoning is None:
+            reasoning = delimiters.stream_pairs()
+        starts = frozenset(m for m in (*start_markers, *names) if m)
         plan = _plan(
             frozenset(m for m in markers if m),
-            frozenset(m for m in (*start_markers, *names) if m),
+            starts,
             tuple((opener, tuple(closers)) for opener, closers in reasoning),
-            frozenset(m for m in line_markers if m),
+            frozenset(m for m in (*line_markers, *starts) if m),
+            delimiters.lone_closers(),
         )
         (
             self._markers,
@@ -174,6 +185,7 @@ class StreamDetector:
             self._maxlen,
             self._line_re,
             self._line_prefixes,
+            self._lone,
         ) = plan
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._bol = True  # the unreleased text starts at the beginning of a line
@@ -186,7 +198,7 @@ class StreamDetector:
         self._released: list[str] = []
         if start_in_reasoning:
             self._mode = _REASONING
-            self._closers = ("</think>",)
+            self._closers = self._lone
 
     @property
     def holding(self) -> bool:
@@ -212,8 +224,7 @@ class StreamDetector:
         while self._step(out):
             pass
         if out and self._lead:
-            # The first release carries the whitespace that waited before it.
-            out.insert(0, "".join(self._lead))
+            # Whitespace before the first shown text is never spoken.
             self._lead.clear()
         text = "".join(out)
         if text:
@@ -230,12 +241,13 @@ class StreamDetector:
         Returns "" while ``holding``; the caller then shows the content of the
         full parse instead of the held text.
         """
-        lead = "".join(self._lead)
         self._lead.clear()
         if self._mode != _TEXT:
             self._buf = ""
             return ""
-        text, self._buf = lead + self._buf, ""
+        text, self._buf = self._buf, ""
+        if self._at_start:
+            text = text.strip()
         if text:
             self._released.append(text)
         return text
@@ -288,7 +300,7 @@ class StreamDetector:
                 return False
             self._lstrip = False
         if self._at_start:
-            stripped = buf.lstrip()
+            stripped = buf[_LEADING.match(buf).end() :]
             if len(stripped) < len(buf):
                 self._lead.append(buf[: len(buf) - len(stripped)])
                 buf = self._buf = stripped
@@ -309,12 +321,17 @@ class StreamDetector:
         if line is not None and line.start() == 0 and not self._bol:
             line = self._line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
+            out.append(buf[: line.start()])
+            if line.group(1) not in LINE_MARKERS:
+                # A call start on a line of its own: the rest waits for the parse.
+                self._mode = _HOLD
+                self._buf = ""
+                return False
             # A scratchpad line: hold from its start; Final Answer may release.
             if self._lead and line.start() == 0:
                 # The label's indentation belongs to the scratchpad, not the lead.
                 lead = "".join(self._lead)
                 self._lead = [lead[: lead.rfind("\n") + 1]]
-            out.append(buf[: line.start()])
             self._buf = buf[line.start() :]
             self._react_from = 0
             self._mode = _REACT
@@ -336,6 +353,9 @@ class StreamDetector:
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
+            if token in self._lone:
+                self._buf = buf[match.end() :]  # a closer without its block
+                return True
             if token in self._reasoning:
                 self._closers = self._reasoning[token]
                 self._buf = buf[match.end() :]
@@ -355,7 +375,7 @@ class StreamDetector:
             newline = buf.rfind("\n", 0, cut)
             if newline >= 0 or self._bol:
                 line_start = newline + 1
-                tail = buf[line_start:cut].lstrip(" \t")
+                tail = buf[line_start:cut].lstrip(" \t" + _INVISIBLE)
                 indent = cut - line_start - len(tail)
                 if indent <= _GAP and (
                     tail in self._line_prefixes or (not tail and line_start < cut)

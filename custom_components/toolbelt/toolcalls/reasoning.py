@@ -1,0 +1,58 @@
+"""The one list of reasoning delimiters, read by the streaming detector and the sanitizer.
+
+Two lists drifted apart once (``<reasoning>`` was cleaned from the answer but
+streamed to TTS), so both sides read this one. A block runs from its opener to
+the first of its closers. ``lone_closer``: a closer seen before any opener
+means everything before it was reasoning (chat templates that put the opener
+in the prompt); only for closers that never appear in prose.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DELIMITERS", "HARMONY_OPENERS", "lone_closers", "register", "stream_pairs"]
+
+# (opener, closers, lone_closer), in registration order: ties go to the first.
+DELIMITERS: list[tuple[str, tuple[str, ...], bool]] = []
+
+# Harmony (gpt-oss) headers: the detector reads them whole (the channel decides),
+# so blocks opened by them are the sanitizer's alone.
+HARMONY_OPENERS = ("<|channel|>", "<|start|>")
+
+
+def register(
+    opener: str, closers: tuple[str, ...] | str, *, lone_closer: bool = False
+) -> bool:
+    """Add a block; returns False when it was already known."""
+    if isinstance(closers, str):
+        closers = (closers,)
+    entry = (opener, tuple(closers), lone_closer)
+    if entry in DELIMITERS:
+        return False
+    DELIMITERS.append(entry)
+    return True
+
+
+def stream_pairs() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(opener, closers)`` pairs the streaming detector swallows."""
+    return tuple(
+        (opener, closers)
+        for opener, closers, _ in DELIMITERS
+        if not opener.startswith(HARMONY_OPENERS)
+    )
+
+
+def lone_closers() -> tuple[str, ...]:
+    """Closers that end a block the chat template opened in the prompt."""
+    return tuple(
+        dict.fromkeys(c for _, closers, lone in DELIMITERS if lone for c in closers)
+    )
+
+
+register("<think>", "</think>", lone_closer=True)
+register("<thinking>", "</thinking>")
+register("<reasoning>", "</reasoning>")
+register("[THINK]", "[/THINK]", lone_closer=True)
+register("<seed:think>", "</seed:think>", lone_closer=True)
+register("<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True)
+register("<|channel>thought", "<channel|>")
+register("<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>"))
