@@ -196,11 +196,18 @@ def test_llama3_content_before_python_tag_and_semicolons() -> None:
     assert result.content == "Let me set both."
 
 
-def test_llama3_prose_before_bare_json_is_not_a_call() -> None:
-    text = (
-        'This is not a tool call:\n{"name": "HassTurnOn", "parameters": {"name": "x"}}'
-    )
-    assert parse(text, CATALOG).calls == []
+def test_llama3_call_after_prose_counts() -> None:
+    """Corpus rule 8: a well-formed call to a catalog tool counts wherever it stands."""
+    text = 'Turning it on:\n{"name": "HassTurnOn", "parameters": {"name": "x"}}'
+    result = parse(text, CATALOG)
+    assert _calls(result) == [("HassTurnOn", {"name": "x"})]
+    assert result.content == "Turning it on:"
+
+
+def test_llama3_prose_json_naming_an_unknown_tool_is_text() -> None:
+    text = 'This is not a tool call:\n{"name": "search", "parameters": {"q": "x"}}'
+    result = parse(text, CATALOG)
+    assert result.calls == []
 
 
 # --- mistral (vLLM test_mistral_tool_parser.py) ---------------------------------

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .calls import PROBING
 from .dialects.base import Dialect
+from .escapes import unescape_markers
 from .model import ParseResult
 from .sanitize import clean
 
@@ -75,6 +76,7 @@ class ChainDialect(Dialect):
         return any(d.may_match(text) for d in self.dialects)
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        text = unescape_markers(text)
         token = PROBING.set(True)
         try:
             result = self._probe(text, catalog)
@@ -105,12 +107,17 @@ class ChainDialect(Dialect):
                     continue
             result = dialect.parse(text, catalog)
             if result.calls:
+                # Markup of another format left in the content means a second
+                # format is mixed in (or a call object was read out of another
+                # format's markup): let the others try; keep the fullest, and
+                # of two as full, the one that leaves no markup behind.
+                clean_content = not self._leftover(result.content)
+                if clean_content and (
+                    best is None or len(result.calls) >= len(best.calls)
+                ):
+                    return result
                 if best is None or len(result.calls) > len(best.calls):
                     best = result
-                # Markup of another format left in the content means a second
-                # format is mixed in: let the others try, keep the fullest.
-                if not self._leftover(best.content):
-                    return best
                 continue
             # Refused calls, or call markup with no call (``functools[]``).
             if (result.rejected or result.end is not None) and refused is None:

@@ -155,6 +155,7 @@ _SPECIAL = re.compile(
     r"<\|[A-Za-z0-9_:.\-]{1,40}\|>"
     r"|<｜[^｜<>\n]{1,40}｜>"
     r"|</?s>|<eos>|<bos>|<end_of_turn>|<turn\|>|<\|tool_call>|<tool_call\|>"
+    r"|<SPECIAL_\d{1,6}>"  # unnamed vocabulary slots some GGUF templates emit
 )
 _CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
 # Call tags that only count as leakage at the very start/end or on their own line.

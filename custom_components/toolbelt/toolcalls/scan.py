@@ -30,10 +30,13 @@ __all__ = [
     "json_calls_at",
     "json_error_at",
     "leading_json_calls",
+    "prose_json_calls",
     "skip_ws",
     "tag_blocks",
 ]
 
+# Where a call object (or a list of them) may start inside prose.
+_CALL_OPEN = re.compile(r"""(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function)"[ \t]*:""")
 _CALLISH = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|action)["']?\s*:""")
 
 
@@ -200,9 +203,9 @@ def leading_json_calls(
     """Bare JSON calls at the start of the reply (after reasoning/whitespace).
 
     Several values may follow each other, separated by whitespace or one of
-    ``separators`` (Llama's ``;``). Prose before the JSON means no call: a
-    model showing an example array is not calling anything. At most
-    ``MAX_BLOCKS`` values are read (a megabyte of ``[]`` stays linear and cheap).
+    ``separators`` (Llama's ``;``). With prose first, only well-formed calls
+    to catalog tools count (``prose_json_calls``). At most ``MAX_BLOCKS``
+    values are read (a megabyte of ``[]`` stays linear and cheap).
     """
     pos = reply_start(text) if start is None else skip_ws(text, start)
     span_start = pos
@@ -224,6 +227,72 @@ def leading_json_calls(
             break
         # The separator between two values belongs to the next call's span.
         span_start, pos = end, nxt
+    if not found and start is None:
+        return prose_json_calls(text, catalog, id_style=id_style)
+    return found
+
+
+_INLINE_OPEN = re.compile(r"```[A-Za-z]{0,12}[ \t]*\Z")
+
+
+def _inline_fence(text: str, begin: int, end: int) -> tuple[int, int]:
+    """The span widened over a fence written on the value's own line
+    (```` ```json[...]``` ````), so no stray backticks stay in the content."""
+    before = _INLINE_OPEN.search(text, max(0, begin - 16), begin)
+    after = skip_ws(text, end, end + 16)
+    if before is not None and text.startswith("```", after):
+        return before.start(), after + 3
+    return begin, end
+
+
+def _after_tag(text: str, pos: int) -> bool:
+    """Whether the last non-blank character before ``pos`` closes a tag."""
+    floor = max(0, pos - 64)  # bounded: a megabyte of blanks stays linear
+    while pos > floor and text[pos - 1] in " \t\r\n":
+        pos -= 1
+    return pos > 0 and text[pos - 1] == ">"
+
+
+def prose_json_calls(
+    text: str, catalog: Catalog, *, start: int = 0, id_style: str = "openai"
+) -> list[Found]:
+    """Call objects or arrays standing anywhere in prose (corpus rule 8).
+
+    A user who asked for something wants it done, whatever text surrounds the
+    call. What keeps prose safe is the shape, not the position: the value must
+    name its arguments explicitly and every call in it must resolve to a
+    catalog tool. Anything else (unknown tool, cut off, not a call) stays text.
+    """
+    found: list[Found] = []
+    pos = start
+    for _ in range(MAX_BLOCKS):
+        match = _CALL_OPEN.search(text, pos)
+        if match is None:
+            break
+        begin = match.start()
+        if _after_tag(text, begin):
+            # Right after a tag (``<tool_call>``, ``<|python_tag|>``): that
+            # tag's format owns the value, with its own rules for bad bodies.
+            pos = match.end()
+            continue
+        result = json_calls_at(
+            text, begin, catalog, id_style=id_style, require_arguments=True
+        )
+        if (
+            result is not None
+            and result[0]
+            and all(isinstance(call, ToolCall) for call in result[0])
+        ):
+            calls, end = result
+            found.extend(_spans(*_inline_fence(text, begin, end), calls))
+            pos = end
+            continue
+        # A list that is not all calls is data: skip it whole, not element-wise.
+        if text[begin] == "[":
+            end = find_json_end(text, begin)
+            pos = end if end > begin else match.end()
+        else:
+            pos = match.end()
     return found
 
 

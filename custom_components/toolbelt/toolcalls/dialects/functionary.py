@@ -22,10 +22,11 @@ from ..calls import (
 from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
+    find_json_end,
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
-from ..scan import skip_ws
+from ..scan import MAX_BLOCKS, skip_ws
 from ._markup import (
     Finder,
     prefer_outside_reasoning,
@@ -41,6 +42,12 @@ __all__ = ["FunctionaryDialect"]
 
 _V31 = re.compile(r"<function=([A-Za-z_][\w.\-]*)>")
 _RECIPIENT = re.compile(r"[A-Za-z_][\w.\-]*")
+# llama-cpp-python's chatml-function-calling and Functionary v2 without their
+# special tokens: a role line naming the recipient, then the JSON arguments.
+_TO_HEADER = re.compile(
+    r"^[ \t]*(?:<\|im_start\|>)?assistant[ \t]+to=functions\.([A-Za-z_][\w.\-]*)[ \t]*:",
+    re.M | re.I,
+)
 # "all" blocks (text for the user): the header goes, the text stays.
 _ALL_HEADER = re.compile(r"\A\s*(?:>>>)?all\n|>>>all\n")
 _PYTHON_TOOLS = ("python", "ipython", "code_interpreter")
@@ -66,16 +73,36 @@ def _json_call(
     return make_call(catalog, name, args, raw=raw)
 
 
+def _to_headers(text: str, catalog: Catalog) -> list[Found]:
+    """``assistant to=functions.NAME:`` followed by a JSON arguments object."""
+    found: list[Found] = []
+    for match in _TO_HEADER.finditer(text):
+        if len(found) >= MAX_BLOCKS:
+            break
+        start = skip_ws(text, match.end())
+        if start >= len(text) or text[start] != "{":
+            continue
+        end = find_json_end(text, start)
+        end = len(text) if end < 0 else end
+        raw = text[match.start() : end]
+        call = _json_call(catalog, match.group(1), text[start:end], raw)
+        if call is not None:
+            found.append(Found(match.start(), end, call))
+    return found
+
+
 class FunctionaryDialect(Dialect):
     """Functionary ``<function=…>`` (v3.1) and ``>>>recipient`` (v3.2) calls."""
 
     name = "functionary"
-    markers = ("<function=", ">>>")
+    markers = ("<function=", ">>>", "to=functions.")
     start_markers = (">>>", "all\n")
-    triggers = ("<function=", ">>>", "\n", "<|python_tag|>")
+    triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "to=functions.")
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._v31(text, catalog)
+        if "to=functions." in text:
+            found += _to_headers(text, catalog)
         if not any(isinstance(f.call, ToolCall) for f in found):
             found += self._v32(text, catalog)
         found = prefer_outside_reasoning(text, found)

@@ -23,6 +23,7 @@ from ._markup import (
     too_many,
 )
 from .base import Dialect
+from .hermes import body_calls
 from .pythonic import python_calls
 
 if TYPE_CHECKING:
@@ -100,9 +101,7 @@ class GraniteDialect(Dialect):
                     end = max(end, _after_closer(text, json_end, "</tool_call>"))
             elif payload.startswith("{"):
                 if not _strict_json(payload):
-                    result = marked_json_calls(text, body, catalog)
-                    if result is not None:
-                        calls = result[0]
+                    calls = body_calls(text, body, body_end, catalog, "openai")
             elif payload[:1].isalpha():
                 try:
                     calls = python_calls(catalog, payload, raw=text[start:end])

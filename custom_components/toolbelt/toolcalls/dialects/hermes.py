@@ -27,6 +27,7 @@ from ..model import (
 )
 from ..prompting import result_text, tools_json_lines
 from ..scan import (
+    MAX_BLOCKS,
     json_calls_at,
     json_error_at,
     leading_json_calls,
@@ -36,7 +37,7 @@ from ..scan import (
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 
-__all__ = ["HermesDialect", "parse_tagged"]
+__all__ = ["HermesDialect", "body_calls", "parse_tagged"]
 
 # (opener, closer, strong): a strong tag is always call markup, so a body we
 # cannot read is rejected (and cut); a weak tag only counts with a call inside.
@@ -67,11 +68,8 @@ def _tag_calls(
         for start, body_start, body_end, end in tag_blocks(text, opener, closer):
             pos = skip_ws(text, body_start)
             if pos < body_end and text[pos] in "{[":
-                result = json_calls_at(
-                    text, pos, catalog, id_style=id_style, limit=body_end
-                )
-                if result is not None:
-                    calls, _ = result
+                calls = body_calls(text, pos, body_end, catalog, id_style)
+                if calls is not None:
                     found.extend(Found(start, end, call) for call in calls)
                     if not calls:
                         found.append(Found(start, end, None))
@@ -91,6 +89,30 @@ def _tag_calls(
                         Found(start, end, RejectedCall("", text[start:end], reason))
                     )
     return found
+
+
+def body_calls(
+    text: str, pos: int, limit: int, catalog: Catalog, id_style: str
+) -> list[ToolCall | RejectedCall] | None:
+    """Every JSON value in one tag body: templates that range over the calls
+    inside one tag write them back to back, or separated by ``,``/newlines.
+
+    None when the first value is not call-shaped; a later value that is not
+    ends the list (what follows it is left to the tag's own rules).
+    """
+    calls: list[ToolCall | RejectedCall] = []
+    for _ in range(MAX_BLOCKS):
+        result = json_calls_at(text, pos, catalog, id_style=id_style, limit=limit)
+        if result is None:
+            return calls if calls else None
+        more, end = result
+        calls.extend(more)
+        pos = skip_ws(text, end, limit)
+        if pos < limit and text[pos] == ",":
+            pos = skip_ws(text, pos + 1, limit)
+        if pos >= limit or text[pos] not in "{[":
+            break
+    return calls
 
 
 def _invalid_reason(text: str, pos: int, limit: int) -> str:

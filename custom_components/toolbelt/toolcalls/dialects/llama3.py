@@ -55,7 +55,9 @@ class Llama3Dialect(Dialect):
     """Meta Llama 3.1 / 3.2 / 3.3 JSON tool calling."""
 
     name: ClassVar[str] = "llama3"
-    markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG,)
+    # A call object may stand anywhere in prose (corpus rule 8): streaming
+    # holds from its opening on, wherever it is.
+    markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
     triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{", "[")
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

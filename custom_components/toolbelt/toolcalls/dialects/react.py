@@ -24,6 +24,7 @@ from ..calls import (
     make_call,
 )
 from ..catalog import Catalog
+from ..fences import find_fences
 from ..jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -50,7 +51,7 @@ _LABEL = re.compile(
     r"^(?=[ \t*#]*[TAOFIP])[ \t]*(\*\*|#+[ \t]*)?"
     r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer|Tool[ \t]+Input"
     r"|Tool|Function|Arguments|Args|Parameters|Input)"
-    r"(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*",
+    r"(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*",
     re.M | re.I,
 )
 # Labels read per reply; a scratchpad longer than this is garbage.
@@ -286,8 +287,8 @@ class ReactDialect(Dialect):
         if not _NAME.fullmatch(name):
             return  # "Tool: a Phillips screwdriver ..." is prose
         resolved = catalog.resolve(name)
-        if resolved is None and not pending.strong:
-            return
+        if resolved is None and (not pending.strong or _in_fence(text, pending.start)):
+            return  # prose, or a code sample showing the syntax: left as written
         pos = _strip_junk(text, start, end)
         raw_end = _rstrip_end(text, pos, end)
         args: Any
@@ -319,6 +320,8 @@ class ReactDialect(Dialect):
             args = text[pos:raw_end].strip().strip("`").strip()
             if len(args) >= 2 and args[0] == args[-1] and args[0] in "\"'":
                 args = args[1:-1]
+            elif args[:1] == '"' and '"' not in args[1:]:
+                args = args[1:]  # a dangling opening quote (crewAI keeps the text)
         if isinstance(args, str):
             param = catalog.first_required_string(resolved) if resolved else None
             args = {param: args} if param and args and args.lower() != "none" else {}
@@ -408,4 +411,39 @@ class ReactDialect(Dialect):
         return f"Observation: {result_text(result)}"
 
     def sanitize(self, text: str) -> str:
-        return strip_react(text)
+        answer = _final_blob(text)
+        return answer if answer is not None else strip_react(text)
+
+
+# A whole reply that is one structured-chat blob, optionally fenced.
+_FINAL_BLOB = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(\{.*\})\s*(?:```)?\s*", re.S)
+
+
+def _in_fence(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies inside a fenced code block."""
+    if "```" not in text and "~~~" not in text:
+        return False
+    return any(f.body_start <= pos < f.body_end for f in find_fences(text))
+
+
+def _final_blob(text: str) -> str | None:
+    """The answer of a LangChain structured-chat ``Final Answer`` blob, else None.
+
+    ``{"action": "Final Answer", "action_input": "..."}`` is how those agents
+    answer the user; the JSON around the text is scaffolding, not content.
+    """
+    if "action_input" not in text:
+        return None
+    match = _FINAL_BLOB.fullmatch(text)
+    if match is None:
+        return None
+    try:
+        value = loads_loose(match.group(1))
+    except LooseJSONError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("action_input"), str):
+        return None
+    action = value.get("action")
+    if not isinstance(action, str) or "".join(action.lower().split()) != "finalanswer":
+        return None
+    return value["action_input"]
