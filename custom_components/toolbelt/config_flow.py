@@ -33,6 +33,7 @@ from homeassistant.helpers.selector import (
 )
 import voluptuous as vol
 
+from .agent_check import AgentCheck, async_check_agent
 from .backend.errors import (
     BackendAuthError,
     BackendConnectionError,
@@ -71,9 +72,7 @@ from .const import (
     MAX_TOOL_CALLS_PER_TURN,
     SUBENTRY_CONVERSATION,
 )
-from .loop.format_choice import NATIVE_FORMATS
-from .loop.probe import async_probe_constraints, async_probe_tool_mode
-from .loop.tool_choice import POLICIES, TEXT_KINDS
+from .loop.tool_choice import POLICIES
 from .server_names import (
     address,
     default_title,
@@ -149,6 +148,10 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
     def __init__(self) -> None:
         """Start with no server kind chosen."""
         self._server_kind = "other"
+        self._data: dict[str, Any] = {}
+        self._title = ""
+        self._agent: dict[str, Any] = {}
+        self._usable: tuple[str, ...] = ()
 
     async def async_step_user(
         self, user_input: dict[str, Any] | None = None
@@ -197,18 +200,12 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             else:
                 errors, models = await async_validate_connection(self.hass, data)
             if not errors:
-                return self.async_create_entry(
-                    title=entry_title(user_input.get(CONF_NAME), data, suggested_title),
-                    data=data,
-                    subentries=[
-                        {
-                            "subentry_type": SUBENTRY_CONVERSATION,
-                            "data": default_agent_options(models),
-                            "title": DEFAULT_AGENT_NAME,
-                            "unique_id": None,
-                        }
-                    ],
+                self._data = data
+                self._title = entry_title(
+                    user_input.get(CONF_NAME), data, suggested_title
                 )
+                self._agent = default_agent_options(models)
+                return await self.async_step_check()
         suggested = user_input or {
             CONF_BASE_URL: kind.default_base_url,
             CONF_NAME: suggested_title,
@@ -221,6 +218,31 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             errors=errors,
             description_placeholders={"server": kind.spoken},
         )
+
+    async def async_step_check(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """The capability check for the agent created with the server."""
+        if user_input is not None:
+            self._agent.update(_choices(user_input, self._usable))
+            return self.async_create_entry(
+                title=self._title,
+                data=self._data,
+                subentries=[
+                    {
+                        "subentry_type": SUBENTRY_CONVERSATION,
+                        "data": self._agent,
+                        "title": DEFAULT_AGENT_NAME,
+                        "unique_id": None,
+                    }
+                ],
+            )
+        backend = await async_create_backend(self.hass, self._data)
+        check = await async_check_agent(
+            self.hass, backend, get_server_kind(self._server_kind), self._agent
+        )
+        self._usable = check.constraints.honoured
+        return _show_check(self, check, self._agent)
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
@@ -415,47 +437,17 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
     ) -> SubentryFlowResult:
         """Probe tool mode and constraints; offer the tool choices that work."""
         if user_input is not None:
-            self._options[CONF_TOOL_CHOICE] = (
-                str(user_input.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip()
-                or DEFAULT_TOOL_CHOICE
-            )
-            self._options[CONF_STRICT_CALLS] = bool(
-                user_input.get(CONF_STRICT_CALLS, False)
-            )
-            self._options[CONF_CONSTRAINTS] = list(self._usable)
+            self._options.update(_choices(user_input, self._usable))
             return self._async_save()
-        runtime = self._get_entry().runtime_data
-        backend = runtime.backend
-        kind = get_server_kind(self._get_entry().data.get(CONF_SERVER_KIND, ""))
-        model = self._options.get(CONF_MODEL, "")
-        tool_format = self._options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
-        timeout = float(
-            self._options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
+        entry = self._get_entry()
+        check = await async_check_agent(
+            self.hass,
+            entry.runtime_data.backend,
+            get_server_kind(entry.data.get(CONF_SERVER_KIND, "")),
+            self._options,
         )
-        report = await async_probe_tool_mode(
-            backend, model=model, tool_format=tool_format, request_timeout=timeout
-        )
-        text_mode = tool_format not in NATIVE_FORMATS
-        # Natively only tool_choice forces a call; text dialects need a grammar or schema.
-        wanted = tuple(k for k in kind.constraints if (k in TEXT_KINDS) == text_mode)
-        constraints = await async_probe_constraints(
-            backend,
-            model=model,
-            kinds=wanted,
-            named_tool_choice=kind.named_tool_choice,
-            request_timeout=timeout,
-        )
-        self._usable = constraints.honoured
-        return self.async_show_form(
-            step_id="check",
-            data_schema=self.add_suggested_values_to_schema(
-                _choice_schema(self._usable, text_mode=text_mode), self._options
-            ),
-            description_placeholders={
-                "result": report.summary,
-                "constraints": constraints.summary,
-            },
-        )
+        self._usable = check.constraints.honoured
+        return _show_check(self, check, self._options)
 
     def _async_save(self) -> SubentryFlowResult:
         if self._is_new:
@@ -463,6 +455,31 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         return self.async_update_and_abort(
             self._get_entry(), self._get_reconfigure_subentry(), data=self._options
         )
+
+
+def _choices(user_input: dict[str, Any], usable: tuple[str, ...]) -> dict[str, Any]:
+    """The check form's answers as agent options."""
+    return {
+        CONF_TOOL_CHOICE: str(user_input.get(CONF_TOOL_CHOICE) or "").strip()
+        or DEFAULT_TOOL_CHOICE,
+        CONF_STRICT_CALLS: bool(user_input.get(CONF_STRICT_CALLS, False)),
+        CONF_CONSTRAINTS: list(usable),
+    }
+
+
+def _show_check(flow: Any, check: AgentCheck, options: dict[str, Any]) -> Any:
+    """The check step's form, the same in the server and the agent flows."""
+    return flow.async_show_form(
+        step_id="check",
+        data_schema=flow.add_suggested_values_to_schema(
+            _choice_schema(check.constraints.honoured, text_mode=check.text_mode),
+            options,
+        ),
+        description_placeholders={
+            "result": check.report.summary,
+            "constraints": check.constraints.summary,
+        },
+    )
 
 
 def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:

@@ -17,6 +17,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_CONSTRAINTS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -25,11 +26,36 @@ from custom_components.toolbelt.const import (
     CONF_REQUEST_TIMEOUT,
     CONF_SERVER_KIND,
     CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
+
+
+async def assist_name(hass: HomeAssistant, bare_name: str) -> str:
+    """The name this HA's Assist API gives a tool (namespaced on 2026.10+)."""
+    api = await llm.async_get_api(
+        hass,
+        llm.LLM_API_ASSIST,
+        llm.LLMContext(
+            platform=DOMAIN,
+            context=None,
+            language="en",
+            assistant="conversation",
+            device_id=None,
+        ),
+    )
+    return next(t.name for t in api.tools if t.name.rpartition("__")[2] == bare_name)
+
+
+async def _through_check(hass: HomeAssistant, result: dict) -> dict:
+    """The capability check shown for the server's first agent, accepted as is."""
+    assert result["step_id"] == "check", result
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
+    await hass.async_block_till_done()
+    return result
 
 
 async def _start(hass: HomeAssistant, kind: str) -> dict:
@@ -63,6 +89,7 @@ async def test_success_creates_entry_and_default_agent(
         result["flow_id"], {CONF_BASE_URL: server.base_url + "/", CONF_API_KEY: ""}
     )
     await hass.async_block_till_done()
+    result = await _through_check(hass, result)
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert result["title"] == f"Ollama on 127.0.0.1:{server.port}"
     assert result["data"] == {
@@ -111,6 +138,7 @@ async def test_connection_errors_show_on_the_form_and_recover(
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "sk-right"}
     )
+    result = await _through_check(hass, result)
     assert result["type"] is FlowResultType.CREATE_ENTRY
 
 
@@ -185,6 +213,7 @@ async def test_a_name_typed_in_the_form_is_the_title(
         result["flow_id"],
         {CONF_NAME: "Garage GPU box", CONF_BASE_URL: openai_server.base_url},
     )
+    result = await _through_check(hass, result)
     assert result["title"] == "Garage GPU box"
 
 
@@ -203,6 +232,7 @@ async def test_credentials_in_the_url_stay_out_of_titles_forms_and_logs(
         {CONF_NAME: "llama.cpp on localhost:8080", CONF_BASE_URL: url},
     )
     await hass.async_block_till_done()
+    result = await _through_check(hass, result)
     assert result["type"] is FlowResultType.CREATE_ENTRY
     entry = result["result"]
     assert entry.title == f"llama.cpp on 127.0.0.1:{openai_server.port}"
@@ -319,7 +349,8 @@ async def test_add_agent_with_capability_check(
     assert "Native tool calls" in result["description_placeholders"]["result"]
     probe = server.requests[0]
     assert probe.body["model"] == "my-custom-model"
-    assert probe.tools[0]["function"]["name"] == "HassTurnOn"
+    # The check sends the agent's real turn-on tool, as a turn would send it.
+    assert probe.tools[0]["function"]["name"] == await assist_name(hass, "HassTurnOn")
 
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     assert result["type"] is FlowResultType.CREATE_ENTRY
@@ -390,3 +421,27 @@ async def test_counts_are_stored_as_whole_numbers(
         assert data[key] == value
         assert type(data[key]) is int, key
     assert data[CONF_TEMPERATURE] == 0.5
+
+
+async def test_the_first_agent_gets_the_capability_check_with_real_tool_names(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Adding a server checks its first agent too, and saves what was found."""
+    turn_on = await assist_name(hass, "HassTurnOn")
+    openai_server.reply_tool_calls([{"name": turn_on, "arguments": {"name": "x"}}])
+    result = await _start(hass, "llamacpp")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: openai_server.base_url}
+    )
+    assert result["step_id"] == "check"
+    assert "Native tool calls" in result["description_placeholders"]["result"]
+    probe = openai_server.requests[0]
+    assert probe.tools[0]["function"]["name"] == turn_on
+    assert probe.messages[-1]["content"] == "Turn on the kitchen light."
+
+    result = await _through_check(hass, result)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    (agent,) = result["result"].subentries.values()
+    assert agent.data[CONF_TOOL_CHOICE] == "auto"
+    # No constraint was honoured by this test server: none is offered or stored.
+    assert agent.data[CONF_CONSTRAINTS] == []

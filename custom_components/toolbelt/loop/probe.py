@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
+from typing import Any
 
 from ..backend.accumulate import ToolCallAccumulator
 from ..backend.base import (
@@ -49,10 +50,20 @@ class ProbeReport:
 
 
 async def async_probe_tool_mode(
-    backend: ModelBackend, *, model: str, tool_format: str, request_timeout: float
+    backend: ModelBackend,
+    *,
+    model: str,
+    tool_format: str,
+    request_timeout: float,
+    tool: dict[str, Any] | None = None,
 ) -> ProbeReport:
-    """Send one tool request and classify the answer; never raises."""
-    catalog = Catalog.from_openai([PROBE_TOOL])
+    """Send one tool request and classify the answer; never raises.
+
+    ``tool``: the agent's own turn-on tool as it will be sent (its real,
+    possibly namespaced name); PROBE_TOOL where the agent has none.
+    """
+    tool = tool or PROBE_TOOL
+    catalog = Catalog.from_openai([tool])
     choice = choose_format(tool_format, model, has_tools=True)
     system = "You control a smart home. Use the tools to act on devices."
     if choice.text_mode:
@@ -63,7 +74,7 @@ async def async_probe_tool_mode(
             {"role": "system", "content": system},
             {"role": "user", "content": PROBE_PROMPT},
         ],
-        tools=[PROBE_TOOL] if choice.send_tools else None,
+        tools=[tool] if choice.send_tools else None,
         stop=choice.stop_sequences,
         max_tokens=256,
         stream=False,

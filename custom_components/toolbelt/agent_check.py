@@ -1,0 +1,104 @@
+"""The capability check, run when an agent is created or changed: one place.
+
+It probes with the agent's own turn-on tool, as the agent will send it (on
+HA 2026.10+ that is ``intent__HassTurnOn``, further prefixed when APIs are
+merged), so the check sees what a real turn sees. The server flow runs it for
+the agent created with the server; the agent flow for every later one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
+
+from . import compat
+from .backend.openai_compat import OpenAICompatBackend
+from .backend.servers import ServerKind
+from .const import (
+    CONF_LLM_HASS_API,
+    CONF_MODEL,
+    CONF_REQUEST_TIMEOUT,
+    CONF_TOOL_FORMAT,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TOOL_FORMAT,
+    DOMAIN,
+)
+from .loop.format_choice import NATIVE_FORMATS
+from .loop.probe import (
+    ConstraintReport,
+    ProbeReport,
+    async_probe_constraints,
+    async_probe_tool_mode,
+)
+from .loop.tool_choice import TEXT_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCheck:
+    """What the check found: the tool mode, and the constraints honoured."""
+
+    report: ProbeReport
+    constraints: ConstraintReport
+    text_mode: bool
+
+
+async def async_probe_tool(
+    hass: HomeAssistant, options: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The agent's turn-on tool as OpenAI sees it, or None when it has none."""
+    apis = options.get(CONF_LLM_HASS_API) or []
+    if not apis:
+        return None
+    context = llm.LLMContext(
+        platform=DOMAIN,
+        context=Context(),
+        language=hass.config.language,
+        assistant="conversation",
+        device_id=None,
+    )
+    try:
+        api = await llm.async_get_api(hass, apis, context)
+    except HomeAssistantError:
+        return None
+    tools = api.tools
+    chosen = next(
+        (t for t in tools if t.name.rpartition("__")[2] == "HassTurnOn"),
+        tools[0] if tools else None,
+    )
+    if chosen is None:
+        return None
+    return compat.tool_to_openai(chosen, api.custom_serializer)
+
+
+async def async_check_agent(
+    hass: HomeAssistant,
+    backend: OpenAICompatBackend,
+    kind: ServerKind,
+    options: dict[str, Any],
+) -> AgentCheck:
+    """Probe the tool mode and the constraints this server kind may honour."""
+    model = options.get(CONF_MODEL, "")
+    tool_format = options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
+    timeout = float(options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+    report = await async_probe_tool_mode(
+        backend,
+        model=model,
+        tool_format=tool_format,
+        request_timeout=timeout,
+        tool=await async_probe_tool(hass, options),
+    )
+    text_mode = tool_format not in NATIVE_FORMATS
+    # Natively only tool_choice forces a call; text dialects need a grammar or schema.
+    wanted = tuple(k for k in kind.constraints if (k in TEXT_KINDS) == text_mode)
+    constraints = await async_probe_constraints(
+        backend,
+        model=model,
+        kinds=wanted,
+        named_tool_choice=kind.named_tool_choice,
+        request_timeout=timeout,
+    )
+    return AgentCheck(report=report, constraints=constraints, text_mode=text_mode)
