@@ -426,7 +426,7 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         except (BackendError, TimeoutError):
             models = runtime.models
         schema = _agent_schema(self.hass, models, is_new=self._is_new)
-        suggested = {CONF_NAME: DEFAULT_AGENT_NAME, **options}
+        suggested = {CONF_NAME: self._free_name(options.get(CONF_MODEL)), **options}
         return self.async_show_form(
             step_id="init",
             data_schema=self.add_suggested_values_to_schema(schema, suggested),
@@ -448,6 +448,15 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         )
         self._usable = check.constraints.honoured
         return _show_check(self, check, self._options)
+
+    def _free_name(self, model: str | None) -> str:
+        """A name no agent of this server has yet: the model's, else the default."""
+        taken = {sub.title for sub in self._get_entry().subentries.values()}
+        base = model or DEFAULT_AGENT_NAME
+        name, number = base, 2
+        while name in taken:
+            name, number = f"{base} {number}", number + 1
+        return name
 
     def _async_save(self) -> SubentryFlowResult:
         if self._is_new:
@@ -529,14 +538,11 @@ def _agent_schema(
             ),
             vol.Required(CONF_TOOL_FORMAT, default=DEFAULT_TOOL_FORMAT): SelectSelector(
                 SelectSelectorConfig(
-                    options=[
-                        SelectOptionDict(value="auto", label="auto (recommended)"),
-                        *(
-                            SelectOptionDict(value=name, label=name)
-                            for name in dialect_names()
-                        ),
-                    ],
+                    # auto and native first; labels (with the model families that
+                    # write each format) come from the translations.
+                    options=["auto", *dialect_names()],
                     mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_TOOL_FORMAT,
                 )
             ),
             vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(

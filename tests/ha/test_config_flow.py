@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import json
 import logging
+from pathlib import Path
 from unittest.mock import patch
 
 from homeassistant import config_entries
@@ -32,6 +34,8 @@ from custom_components.toolbelt.const import (
 )
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
+
+INTEGRATION = Path(__file__).parents[2] / "custom_components" / "toolbelt"
 
 
 async def assist_name(hass: HomeAssistant, bare_name: str) -> str:
@@ -445,3 +449,51 @@ async def test_the_first_agent_gets_the_capability_check_with_real_tool_names(
     assert agent.data[CONF_TOOL_CHOICE] == "auto"
     # No constraint was honoured by this test server: none is offered or stored.
     assert agent.data[CONF_CONSTRAINTS] == []
+
+
+async def test_add_agent_suggests_a_free_name(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Not 'Toolbelt agent' again: the model's name, numbered when it is taken."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    names = []
+    for _ in range(2):
+        result = await hass.config_entries.subentries.async_init(
+            (entry.entry_id, "conversation"), context={"source": "user"}
+        )
+        assert result["type"] is FlowResultType.FORM, result
+        (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+        names.append(name.description["suggested_value"])
+        openai_server.reply_text("Hello.")
+        result = await hass.config_entries.subentries.async_configure(
+            result["flow_id"],
+            {CONF_NAME: names[-1], CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"},
+        )
+        result = await hass.config_entries.subentries.async_configure(
+            result["flow_id"], {}
+        )
+        assert result["type"] is FlowResultType.CREATE_ENTRY
+        await hass.async_block_till_done()  # the entry reloads with its new agent
+    assert names == ["test-model", "test-model 2"]
+
+
+async def test_tool_call_formats_are_labelled_with_their_model_families(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """auto and native first; every format has a label that names who writes it."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    selector = next(
+        v for k, v in result["data_schema"].schema.items() if k == CONF_TOOL_FORMAT
+    )
+    options = selector.config["options"]
+    assert options[:2] == ["auto", "native"]
+    assert selector.config["translation_key"] == CONF_TOOL_FORMAT
+    labels = json.loads((INTEGRATION / "strings.json").read_text(encoding="utf-8"))[
+        "selector"
+    ][CONF_TOOL_FORMAT]["options"]
+    assert set(options) == set(labels)
+    assert labels["hermes"].startswith("Hermes <tool_call>")
+    assert "Qwen 2.5" in labels["hermes"]
+    assert all("(" in label for name, label in labels.items() if name != "native")
