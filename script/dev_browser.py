@@ -38,6 +38,33 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+FORM_SHOTS = ("server_kind", "connect", "agent")
+"""Screenshots of real forms, in the order taken (docs/ gets copies)."""
+
+
+async def _shoot_forms(page, url: str, shot, visible, expect) -> None:
+    """Open Toolbelt's server flow (two steps) and an agent's form, as a user would.
+
+    Nothing is submitted past the server kind: the dialogs are closed.
+    """
+    await page.goto(f"{url}/config/integrations/dashboard/add?domain=toolbelt")
+    await page.get_by_role("button", name="OK").click()
+    await expect(visible(page.get_by_text("llama.cpp server"))).to_be_visible()
+    await shot(page, "server_kind")
+    await visible(page.get_by_text("llama.cpp server")).click()
+    await page.get_by_role("button", name="Submit").click()
+    await expect(
+        visible(page.get_by_text("Connect to the llama.cpp server"))
+    ).to_be_visible()
+    await shot(page, "connect")
+    await page.keyboard.press("Escape")
+    await page.goto(f"{url}/config/integrations/integration/toolbelt")
+    await page.get_by_role("button", name="Reconfigure agent").first.click()
+    await expect(visible(page.get_by_text("Tool-call format"))).to_be_visible()
+    await shot(page, "agent")
+    await page.keyboard.press("Escape")
+
+
 async def check_ui(
     url: str,
     user: str,
@@ -103,6 +130,10 @@ async def check_ui(
                 ).to_be_visible()
                 await shot(page, "integrations")
                 say(f"ok: Settings > Devices & services lists {integration}")
+
+                if toolbelt:
+                    await _shoot_forms(page, url, shot, visible, expect)
+                    say("ok: the server and agent forms open and are captured")
 
                 await page.goto(url)
                 await expect(visible(page.get_by_text("Kitchen"))).to_be_visible()

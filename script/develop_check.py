@@ -37,7 +37,7 @@ import time
 
 import aiohttp
 from aiohttp import web
-from dev_browser import BrowserCheckFailed, check_ui
+from dev_browser import FORM_SHOTS, BrowserCheckFailed, check_ui
 from dev_hass_api import HassApi
 from dev_instance import READY_MARKER
 from dev_provision import DEMO_DEVICES_FILE, DEMO_ENTITY_AREAS, REPO
@@ -352,6 +352,7 @@ async def one_run(
     env: dict[str, str],
     stub: bool,
     shots: Path | None = None,
+    docs: bool = False,
 ) -> tuple[float, float]:
     log = config_dir.parent / f"develop_{name}.log"
     say(f"{name}: starting script/develop (output in {log})")
@@ -383,6 +384,13 @@ async def one_run(
                 raise CheckFailed(f"in the browser: {err}") from err
             for path in taken:
                 say(f"screenshot: {path}")
+            if docs:
+                for path in taken:
+                    name = path.stem.partition("_")[2]
+                    if name in FORM_SHOTS:
+                        target = REPO / "docs" / f"setup_{name}.png"
+                        shutil.copy(path, target)
+                        say(f"docs: {target.relative_to(REPO)}")
         stopped = await run.ctrl_c()
         say(f"{name}: stopped {stopped:.1f} s after Ctrl-C")
     except BaseException:
@@ -406,6 +414,11 @@ async def main() -> int:
         "--no-browser",
         action="store_true",
         help="skip the headless Chromium check of the UI",
+    )
+    parser.add_argument(
+        "--docs",
+        action="store_true",
+        help="with --stub-server: copy the form screenshots into docs/ for the README",
     )
     args = parser.parse_args()
 
@@ -435,7 +448,14 @@ async def main() -> int:
             if args.no_browser
             else Path(tempfile.mkdtemp(prefix="toolbelt_screenshots_"))
         )
-        first = await one_run("first_start", config_dir, env, args.stub_server, shots)
+        first = await one_run(
+            "first_start",
+            config_dir,
+            env,
+            args.stub_server,
+            shots,
+            docs=args.docs and args.stub_server,
+        )
         again = await one_run("restart", config_dir, env, args.stub_server)
     except CheckFailed as err:
         say(f"FAILED: {err} (files kept in {workdir})")
