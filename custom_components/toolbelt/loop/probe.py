@@ -80,20 +80,11 @@ async def async_probe_tool_mode(
         stream=False,
         timeout=request_timeout,
     )
-    accumulator = ToolCallAccumulator()
-    text: list[str] = []
     try:
-        async with asyncio.timeout(request_timeout):
-            async with contextlib.aclosing(backend.complete(request)) as deltas:
-                async for delta in deltas:
-                    if isinstance(delta, TextDelta):
-                        text.append(delta.text)
-                    elif isinstance(delta, ToolCallDelta):
-                        accumulator.add(delta)
+        text, structured = await _reply(backend, request)
     except (BackendError, TimeoutError) as err:
         return ProbeReport("error", f"The check failed: {err}.")
-    structured = accumulator.calls()
-    result = choice.interpret("".join(text), structured, catalog, lambda _msg: None)
+    result = choice.interpret(text, structured, catalog, _quiet)
     if structured and result.calls:
         return ProbeReport(
             "native", "Native tool calls: the server returned a structured call."
@@ -184,24 +175,32 @@ async def _try_constraint(
         stream=False,
         timeout=request_timeout,
     )
-    accumulator = ToolCallAccumulator()
-    text: list[str] = []
     try:
-        async with asyncio.timeout(request_timeout):
-            async with contextlib.aclosing(backend.complete(request)) as deltas:
-                async for delta in deltas:
-                    if isinstance(delta, TextDelta):
-                        text.append(delta.text)
-                    elif isinstance(delta, ToolCallDelta):
-                        accumulator.add(delta)
+        text, structured = await _reply(backend, request)
     except BackendBadRequestError:
         return "refused"
     except (BackendError, TimeoutError) as err:
         return f"failed ({err.__class__.__name__})"
-    result = choice.interpret("".join(text), accumulator.calls(), catalog, _quiet)
+    result = choice.interpret(text, structured, catalog, _quiet)
     if any(call.name == "HassTurnOn" for call in result.calls):
         return "honoured"
     return "ignored"
+
+
+async def _reply(
+    backend: ModelBackend, request: CompletionRequest
+) -> tuple[str, list[Any]]:
+    """One whole reply: its text and its structured calls (raises BackendError)."""
+    accumulator = ToolCallAccumulator()
+    text: list[str] = []
+    async with asyncio.timeout(request.timeout):
+        async with contextlib.aclosing(backend.complete(request)) as deltas:
+            async for delta in deltas:
+                if isinstance(delta, TextDelta):
+                    text.append(delta.text)
+                elif isinstance(delta, ToolCallDelta):
+                    accumulator.add(delta)
+    return "".join(text), accumulator.calls()
 
 
 def _quiet(_message: str) -> None:
