@@ -121,6 +121,8 @@ class OpenAIServer:
         self.models = list(models)
         self.models_shape = models_shape
         self.models_delay = 0.0
+        # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
+        self.hold_open_after_done = 0.0
         self.require_api_key = require_api_key
         self.requests: list[RecordedRequest] = []
         self.all_requests: list[RecordedRequest] = []
@@ -494,6 +496,10 @@ class OpenAIServer:
             chunk = {**base, "choices": [], "usage": _usage(reply)}
             await self._send_chunk(resp, rec, chunk, False)
         await resp.write(b"data: [DONE]\n\n")
+        if self.hold_open_after_done and not await self._sleep(
+            self.hold_open_after_done
+        ):
+            return resp
         await resp.write_eof()
         return resp
 

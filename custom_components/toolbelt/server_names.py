@@ -77,10 +77,21 @@ def url_for_form(url: str) -> str:
 
 
 def url_from_form(submitted: str, stored: str) -> str:
-    """Put the stored password back where the form showed asterisks."""
+    """Put the stored password back where the form showed asterisks.
+
+    Only for the same server: a stored password never goes to another host.
+    """
     parts, old = _parts(submitted), _parts(stored)
     if parts is None or old is None or parts.password != HIDDEN_PASSWORD:
         return submitted
+    if (parts.scheme, parts.hostname, parts.port) != (
+        old.scheme,
+        old.hostname,
+        old.port,
+    ):
+        return urlunsplit(
+            parts._replace(netloc=_netloc(parts, f"{parts.username or ''}@"))
+        )
     userinfo = f"{parts.username or ''}:{old.password or ''}@"
     return urlunsplit(parts._replace(netloc=_netloc(parts, userinfo)))
 

@@ -271,6 +271,22 @@ async def test_stopping_early_closes_the_stream(
     assert len(openai_server.requests[0].chunks) < 4
 
 
+async def test_done_ends_the_reply_even_if_the_server_keeps_the_body_open(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    """A proxy that holds the connection after [DONE] must not time the turn out."""
+    openai_server.hold_open_after_done = 30
+    openai_server.reply_text("The light is on.", usage={"total_tokens": 9})
+    request = ask()
+    request.timeout = 5
+
+    deltas = await collect(backend, request)
+
+    assert _text(deltas) == "The light is on."
+    assert isinstance(deltas[-1], Finish)
+    assert deltas[-1].reason == "stop"
+
+
 # -- errors ----------------------------------------------------------------------------
 
 

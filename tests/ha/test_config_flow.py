@@ -32,6 +32,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
+from custom_components.toolbelt.server_names import url_from_form
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer
 
@@ -497,3 +498,12 @@ async def test_tool_call_formats_are_labelled_with_their_model_families(
     assert labels["hermes"].startswith("Hermes <tool_call>")
     assert "Qwen 2.5" in labels["hermes"]
     assert all("(" in label for name, label in labels.items() if name != "native")
+
+
+def test_a_stored_password_never_goes_to_another_host() -> None:
+    """Asterisks keep the password only for the same scheme, host and port."""
+    stored = "http://anna:pw@10.0.0.5:8080/v1"
+    same = url_from_form("http://anna:********@10.0.0.5:8080/v2", stored)
+    assert same == "http://anna:pw@10.0.0.5:8080/v2"
+    elsewhere = url_from_form("http://anna:********@evil.example:8080/v1", stored)
+    assert elsewhere == "http://anna@evil.example:8080/v1"

@@ -377,8 +377,9 @@ async def test_429_that_will_not_clear_is_a_busy_error(
         (400, "the request exceeds the available context size, try increasing it"),
         (400, "This model's maximum context length is 8192 tokens."),
         (413, "Payload Too Large"),
+        (500, "the request exceeds the available context size, try increasing it"),
     ],
-    ids=["llama.cpp", "vllm", "413"],
+    ids=["llama.cpp", "vllm", "413", "as-500"],
 )
 async def test_context_overflow_trims_the_largest_result_once(
     harness: Harness, status: int, message: str

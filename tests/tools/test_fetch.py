@@ -402,3 +402,12 @@ def test_a_page_too_big_for_the_extractor_still_gives_its_main_text() -> None:
     assert "secret" not in extracted.text
     # Reading stopped near what the model can use, not at the end of the page.
     assert 2000 < len(extracted.text) < 6000
+
+
+@pytest.mark.parametrize(
+    "page", [b"<svg><text>Hello</text></svg>", b"<iframe src='x'></iframe>"]
+)
+def test_a_page_that_is_only_an_invisible_element_is_empty_not_an_error(
+    page: bytes,
+) -> None:
+    assert extract_html(page, "https://e.org/").text == ""

@@ -42,7 +42,7 @@ from .sdk_compat import (
     TRANSPORT_ERRORS,
 )
 from .servers import ServerKind, get_server_kind
-from .sse import sse_data
+from .sse import DONE, sse_data
 from .status import is_context_overflow, retry_after
 
 # Used when a request sets no timeout: a model server must never hang a turn.
@@ -125,7 +125,7 @@ class OpenAICompatBackend:
                         payload = await anext(payloads, None)
                 except _SOURCE_ERRORS as err:
                     raise self._translate(err) from err
-                if payload is None:
+                if payload is None or payload == DONE:
                     break
                 for delta in reader.read(self._chunk(payload)):
                     yield delta
@@ -230,14 +230,15 @@ class OpenAICompatBackend:
             status, message = err.status_code, _server_message(err)
             if status in (401, 403):
                 return BackendAuthError(label, detail=message)
+            # Some servers answer an over-long prompt with a 500.
+            if status == 413 or is_context_overflow(message):
+                return BackendContextOverflowError(label, detail=message)
             if status >= 500:
                 return BackendServerError(label, status, detail=message)
             if status == 429:
                 return BackendBusyError(
                     label, retry_after=retry_after(err.response), detail=message
                 )
-            if status == 413 or is_context_overflow(message):
-                return BackendContextOverflowError(label, detail=message)
             return BackendBadRequestError(label, status, message)
         if isinstance(err, openai.APIConnectionError):
             cause = err.__cause__

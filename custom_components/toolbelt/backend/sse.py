@@ -3,8 +3,9 @@
 We read the chat-completions stream ourselves instead of through the SDK's
 ``AsyncStream``: openai 3.x stops reading at ``data: [DONE]`` and leaves its
 own generators (and httpx's under them) suspended, for the event loop to
-close later as stray tasks. Reading to the end of the body exhausts every
-generator in the chain, so nothing is left behind after a turn.
+close later as stray tasks. Here ``[DONE]`` is handed to the caller, which
+stops at once (a server may hold the body open after it), closes the
+response and reads once more, which ends every generator in the chain.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ DONE = "[DONE]"
 
 
 async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
-    """Yield each event's data (multi-line data joined by newlines).
+    """Yield each event's data (multi-line data joined by newlines), then DONE.
 
-    Stops yielding at ``[DONE]`` but keeps draining the body, so the caller's
-    line iterator ends normally. Comments, ``event:``, ``id:`` and ``retry:``
-    fields carry nothing a chat completion needs.
+    After ``[DONE]`` nothing more is yielded, but the body is still read if the
+    caller asks, so the line iterator can end normally. Comments, ``event:``,
+    ``id:`` and ``retry:`` fields carry nothing a chat completion needs.
     """
     data: list[str] = []
     done = False
@@ -32,6 +33,7 @@ async def sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
                 data.clear()
                 if payload.strip() == DONE:
                     done = True
+                    yield DONE
                     continue
                 yield payload
             continue

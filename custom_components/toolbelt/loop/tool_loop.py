@@ -191,7 +191,7 @@ class ToolLoop:
                         dropped = True
                         request.unconstrained()
                         if constraint and constraint.only_tool:
-                            request.tools = tools
+                            request.tools = sent_tools
                         continue
                     if fallback or not exchanges or BackendBadRequestError in recovered:
                         raise

@@ -54,7 +54,9 @@ def extract_html(
     except (etree.ParserError, ValueError):
         return Extracted(title=None, text="")
     title = _title(root)
-    for element in root.iter(*_INVISIBLE):
+    if root.tag in _INVISIBLE:  # a bare <svg> or <iframe> body: nothing to read
+        return Extracted(title=title, text="")
+    for element in list(root.iter(*_INVISIBLE)):
         element.drop_tree()
     if _count(root) <= MAX_EXTRACT_ELEMENTS:
         doc = trafilatura.bare_extraction(
@@ -95,8 +97,9 @@ def _main_part(root: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
     candidates = root.findall(".//main") or root.findall(".//article")
     if candidates:
         return max(candidates, key=lambda el: len(el.text_content()))
-    for element in root.iter(*_FURNITURE):
-        element.drop_tree()
+    for element in list(root.iter(*_FURNITURE)):
+        if element.getparent() is not None:
+            element.drop_tree()
     body = root.find(".//body")
     return body if body is not None else root
 

@@ -152,7 +152,9 @@ class WebFetcher:
             return await self._session.get(
                 url, allow_redirects=False, headers=HEADERS, auto_decompress=False
             )
-        host_header = url.host if url.is_default_port() else f"{url.host}:{url.port}"
+        # raw_host is the punycode form: what DNS, Host and SNI carry for "bücher.de".
+        host = url.raw_host or ""
+        host_header = host if url.is_default_port() else f"{host}:{url.port}"
         headers = {**HEADERS, "Host": host_header}
         if url.scheme == "https":
             # aiohttp pools connections by IP, not TLS name: never reuse this one
@@ -165,7 +167,7 @@ class WebFetcher:
                     url.with_host(str(address)),
                     allow_redirects=False,
                     headers=headers,
-                    server_hostname=url.host if url.scheme == "https" else None,
+                    server_hostname=host if url.scheme == "https" else None,
                     auto_decompress=False,
                 )
             except aiohttp.ClientConnectorError as err:
