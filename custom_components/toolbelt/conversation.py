@@ -59,7 +59,7 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
-from .loop.transcript import result_text
+from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
 
 

@@ -15,6 +15,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .server_names import netloc
+
 REDACTED = "**REDACTED**"
 
 # A key is secret if any word of its name says so: api_key, mcp_token, ...
@@ -34,18 +36,13 @@ def redact_url(url: str) -> str:
     """The URL without its credentials and query: ``http://**REDACTED**@host/p?**REDACTED**``."""
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
+        userinfo = f"{REDACTED}@" if parts.username or parts.password else ""
+        location = netloc(parts, userinfo)
+    except ValueError:  # a port that is not a number
         return REDACTED
-    if ":" in host:
-        host = f"[{host}]"
-    userinfo = f"{REDACTED}@" if parts.username or parts.password else ""
     query = REDACTED if parts.query else ""
     fragment = REDACTED if parts.fragment else ""
-    return urlunsplit(
-        (parts.scheme, f"{userinfo}{host}{port}", parts.path, query, fragment)
-    )
+    return urlunsplit((parts.scheme, location, parts.path, query, fragment))
 
 
 def redact_text(text: str) -> str:

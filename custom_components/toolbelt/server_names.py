@@ -21,7 +21,8 @@ HIDDEN_PASSWORD = "********"
 """What a form shows instead of the password in a base URL."""
 
 
-def _netloc(parts: SplitResult, userinfo: str = "") -> str:
+def netloc(parts: SplitResult, userinfo: str = "") -> str:
+    """host[:port] (IPv6 bracketed) after ``userinfo``; never the URL's own credentials."""
     host = parts.hostname or ""
     if ":" in host:  # an IPv6 literal
         host = f"[{host}]"
@@ -41,7 +42,7 @@ def _parts(url: str) -> SplitResult | None:
 def address(url: str) -> str:
     """host[:port] of a base URL, without credentials: for titles and logs."""
     parts = _parts(url)
-    return _netloc(parts) if parts else "the configured address"
+    return netloc(parts) if parts else "the configured address"
 
 
 def without_credentials(url: str) -> str:
@@ -49,7 +50,7 @@ def without_credentials(url: str) -> str:
     parts = _parts(url)
     if parts is None or not (parts.username or parts.password):
         return url
-    return urlunsplit(parts._replace(netloc=_netloc(parts)))
+    return urlunsplit(parts._replace(netloc=netloc(parts)))
 
 
 def basic_auth_header(url: str) -> str | None:
@@ -72,7 +73,7 @@ def url_for_form(url: str) -> str:
         return url
     user = parts.username or ""
     return urlunsplit(
-        parts._replace(netloc=_netloc(parts, f"{user}:{HIDDEN_PASSWORD}@"))
+        parts._replace(netloc=netloc(parts, f"{user}:{HIDDEN_PASSWORD}@"))
     )
 
 
@@ -90,10 +91,10 @@ def url_from_form(submitted: str, stored: str) -> str:
         old.port,
     ):
         return urlunsplit(
-            parts._replace(netloc=_netloc(parts, f"{parts.username or ''}@"))
+            parts._replace(netloc=netloc(parts, f"{parts.username or ''}@"))
         )
     userinfo = f"{parts.username or ''}:{old.password or ''}@"
-    return urlunsplit(parts._replace(netloc=_netloc(parts, userinfo)))
+    return urlunsplit(parts._replace(netloc=netloc(parts, userinfo)))
 
 
 def spoken_name(data: Mapping[str, Any]) -> str:
