@@ -9,6 +9,7 @@ the agent created with the server; the agent flow for every later one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import functools
 from typing import Any
 
 from homeassistant.core import Context, HomeAssistant
@@ -92,13 +93,21 @@ async def async_check_agent(
         tool=await async_probe_tool(hass, options),
     )
     text_mode = tool_format not in NATIVE_FORMATS
-    # Natively only tool_choice forces a call; text dialects need a grammar or schema.
-    wanted = tuple(k for k in kind.constraints if (k in TEXT_KINDS) == text_mode)
-    constraints = await async_probe_constraints(
+    probe = functools.partial(
+        async_probe_constraints,
         backend,
         model=model,
-        kinds=wanted,
         named_tool_choice=kind.named_tool_choice,
         request_timeout=timeout,
     )
+    # Natively tool_choice forces a call; text dialects need a grammar or schema,
+    # and so does native mode on a server that ignores tool_choice (Ollama).
+    text_kinds = tuple(k for k in kind.constraints if k in TEXT_KINDS)
+    if text_mode:
+        constraints = await probe(kinds=text_kinds)
+    else:
+        native = tuple(k for k in kind.constraints if k not in TEXT_KINDS)
+        constraints = await probe(kinds=native)
+        if "tool_choice" not in constraints.honoured and text_kinds:
+            constraints = constraints.merge(await probe(kinds=text_kinds))
     return AgentCheck(report=report, constraints=constraints, text_mode=text_mode)

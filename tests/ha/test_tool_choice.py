@@ -15,7 +15,14 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
 )
-from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
+from tests.ha.conftest import (
+    async_add_toolbelt,
+    async_converse,
+    async_converse_streamed,
+    bare,
+    speech,
+    streamed_text,
+)
 from tests.openai_server import OpenAIServer
 
 TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
@@ -129,12 +136,71 @@ async def test_check_without_honoured_constraints_offers_nothing(
     result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
     openai_server.reply_tool_calls(TURN_ON)  # tool-mode check
     openai_server.reply_text("Hello there, friend!")  # tool_choice: ignored
+    openai_server.reply_text("Hello again, dear friend!")  # grammar: ignored
+    openai_server.reply_error(400, message="response_format is not supported")
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"], {CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"}
     )
-    assert result["description_placeholders"]["constraints"] == "tool_choice: ignored"
+    assert result["description_placeholders"]["constraints"] == (
+        "tool_choice: ignored; grammar: ignored; json_schema: refused"
+    )
     assert not result["data_schema"].schema
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     data = entry.subentries[subentry.subentry_id].data
     assert data[CONF_CONSTRAINTS] == []
     assert data[CONF_TOOL_CHOICE] == "auto"
+
+
+async def test_native_on_a_server_ignoring_tool_choice_forces_by_schema(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Ollama ignores tool_choice but honours a schema: the check finds it, a
+    chatty model then acts, and its JSON call is never spoken."""
+    entry = await async_add_toolbelt(hass, openai_server, server_kind="ollama")
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    call = json.dumps({"name": "HassTurnOn", "arguments": {"name": "x"}})
+    openai_server.reply_tool_calls(TURN_ON)  # tool-mode check: native
+    openai_server.reply_text("Hello there, friend!")  # tool_choice: ignored
+    openai_server.reply_text(call)  # json_schema: honoured
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: "test-model",
+            CONF_TOOL_FORMAT: "auto",
+            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        },
+    )
+    assert result["description_placeholders"]["constraints"] == (
+        "tool_choice: ignored; json_schema: honoured"
+    )
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_TOOL_CHOICE: "required_first"}
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[subentry.subentry_id].data[CONF_CONSTRAINTS] == [
+        "json_schema"
+    ]
+    await hass.async_block_till_done()
+    openai_server.requests.clear()
+
+    def constrained(body: dict) -> bool:
+        return "response_format" in body
+
+    turn_on = json.dumps(TURN_ON[0])
+    openai_server.reply_when(
+        constrained,
+        lambda: openai_server.reply_text(turn_on),
+        lambda: openai_server.reply_text("Sure! I would love to help with lights."),
+    )
+    openai_server.reply_text("The kitchen light is on.")
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == "The kitchen light is on."
+    assert streamed_text(deltas) == "The kitchen light is on."
+    first, second = openai_server.requests
+    assert first.body["response_format"]["type"] == "json_schema"
+    assert "tool_choice" not in first.body
+    assert "HassTurnOn" in {bare(t["function"]["name"]) for t in first.tools}
+    assert "response_format" not in second.body

@@ -98,8 +98,11 @@ async def test_named_tool_choice_object_where_the_server_takes_it(
 
 
 async def test_text_dialect_gets_a_grammar_then_free_decoding(harness: Harness) -> None:
-    harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
-    harness.server.reply_text("The kitchen light is on.")
+    """The grammar imposes the format the prompt describes (ReAct), then frees it."""
+    harness.server.reply_text(
+        'Thought: turn it on\nAction: HassTurnOn\nAction Input: {"name": "kitchen"}'
+    )
+    harness.server.reply_text("Thought: I can answer now.\nFinal Answer: It is on.")
     loop = make_loop(
         harness,
         fresh(),
@@ -107,12 +110,72 @@ async def test_text_dialect_gets_a_grammar_then_free_decoding(harness: Harness) 
         tool_choice="required_first",
         constraints=("tool_choice", "grammar", "json_schema"),
     )
-    assert await run(loop) == "The kitchen light is on."
+    assert await run(loop) == "It is on."
     first, second = harness.server.requests
-    assert first.body["grammar"].startswith('root ::= "<tool_call>"')
+    assert '"Action: "' in first.body["grammar"]
+    assert "<tool_call>" not in first.body["grammar"]
+    assert "Action:" in first.body["messages"][0]["content"]
     assert "tools" not in first.body
     assert "tool_choice" not in first.body
     assert "grammar" not in second.body
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+async def test_format_without_a_frame_gets_hermes_and_is_read_so(
+    harness: Harness,
+) -> None:
+    """Pythonic has no grammar frame: the hermes frame stands in and is read."""
+    harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
+    harness.server.reply_text("The kitchen light is on.")
+    loop = make_loop(
+        harness,
+        fresh(),
+        tool_format="pythonic",
+        tool_choice="required_first",
+        constraints=("grammar",),
+    )
+    assert await run(loop) == "The kitchen light is on."
+    assert '"<tool_call>"' in harness.server.requests[0].body["grammar"]
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+async def test_native_without_tool_choice_forces_the_call_by_schema(
+    harness: Harness,
+) -> None:
+    """Ollama ignores tool_choice but honours a schema: the call comes as text."""
+    harness.server.reply_text(CALL_TEXT)
+    harness.server.reply_text("The kitchen light is on.")
+    loop = make_loop(
+        harness, fresh(), tool_choice="required_first", constraints=("json_schema",)
+    )
+    assert await run(loop) == "The kitchen light is on."
+    first, second = harness.server.requests
+    assert first.body["response_format"]["type"] == "json_schema"
+    assert "tool_choice" not in first.body
+    assert [t["function"]["name"] for t in first.body["tools"]] == [
+        t["function"]["name"] for t in second.body["tools"]
+    ]
+    assert "response_format" not in second.body
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+
+
+async def test_a_thinking_model_may_reason_before_a_grammar_call(
+    harness: Harness,
+) -> None:
+    """The grammar lets reasoning through; it is neither spoken nor a call."""
+    harness.server.reply_text(
+        f"<think>\nThe user wants light.\n</think>\n\n<tool_call>{CALL_TEXT}</tool_call>"
+    )
+    harness.server.reply_text("<think></think>\n\nThe kitchen light is on.")
+    loop = make_loop(
+        harness,
+        fresh(),
+        tool_format="hermes",
+        tool_choice="required_first",
+        constraints=("grammar",),
+    )
+    assert await run(loop) == "The kitchen light is on."
+    assert '"<think>"' in harness.server.requests[0].body["grammar"]
     assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from custom_components.toolbelt.toolcalls import Catalog, get_dialect
 from custom_components.toolbelt.toolcalls.constraint import (
+    FRAMES,
     ConstraintError,
     Shape,
     fingerprint,
@@ -183,3 +184,71 @@ def test_bad_requests_get_clear_errors() -> None:
         json_schema(CATALOG, Shape.ONE_CALL, "Nope")
     with pytest.raises(ConstraintError, match="needs the tool's name"):
         gbnf(CATALOG, Shape.ONE_CALL)
+
+
+def _framed(frame: str, call: dict[str, Any]) -> str:
+    """A call as each dialect's own prompt tells the model to write it."""
+    args = json.dumps(call["arguments"])
+    body = json.dumps(call)
+    return {
+        "hermes": f"<tool_call>\n{body}\n</tool_call>",
+        "qwen": f"<tool_call>\n{body}\n</tool_call>",
+        "react": f"Thought: set it\nAction: {call['name']}\nAction Input: {args}",
+        "llama3": json.dumps({"name": call["name"], "parameters": call["arguments"]}),
+        "mistral": f"[TOOL_CALLS][{body}]",
+        "xlam": f"[{body}]",
+        "markdown_json": f"```json\n{body}\n```",
+    }[frame]
+
+
+ANSWERS = {"react": "Thought: I can answer now.\nFinal Answer: " + PROSE}
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+def test_each_frame_allows_its_own_format_and_the_dialect_reads_it(frame: str) -> None:
+    """A grammar imposes what the agent's prompt describes, not hermes for all."""
+    lark = _compiled(gbnf(CATALOG, Shape.ANY_CALL, frame=frame))
+    text = _framed(frame, GOOD)
+    assert _accepts(lark, text)
+    parsed = get_dialect(frame).parse(text, CATALOG)
+    assert [(c.name, c.arguments) for c in parsed.calls] == [
+        (GOOD["name"], GOOD["arguments"])
+    ]
+    assert not parsed.content.strip()
+    for bad in (WRONG_NAME, MISSING, WRONG_TYPE):
+        assert not _accepts(lark, _framed(frame, bad)), bad
+    assert not _accepts(lark, PROSE)
+    if FRAMES[frame] != FRAMES["hermes"]:
+        assert not _accepts(lark, _tagged(GOOD))
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+def test_each_frame_answer_or_call_takes_prose_but_no_half_call(frame: str) -> None:
+    lark = _compiled(gbnf(CATALOG, Shape.ANSWER_OR_CALL, frame=frame))
+    assert _accepts(lark, ANSWERS.get(frame, PROSE))
+    assert _accepts(lark, _framed(frame, GOOD))
+    half = _framed(frame, GOOD)[: len(_framed(frame, GOOD)) // 2]
+    assert not _accepts(lark, half + " and then I stopped")
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "<think>\nThe user wants the blinds at 30.\n</think>\n\n",
+        "<think></think>\n",
+        # The chat template opened the block: only its closer is written.
+        "The user wants the blinds at 30.\n</think>\n\n",
+    ],
+)
+def test_grammar_lets_a_thinking_model_reason_first(prefix: str) -> None:
+    lark = _compiled(gbnf(CATALOG, Shape.ANY_CALL))
+    assert _accepts(lark, prefix + _tagged(GOOD))
+    assert not _accepts(lark, prefix + PROSE)
+    parsed = get_dialect("hermes").parse(prefix + _tagged(GOOD), CATALOG)
+    assert [c.name for c in parsed.calls] == ["HassSetPosition"]
+    assert not parsed.content.strip()
+
+
+def test_unknown_frame_is_a_clear_error() -> None:
+    with pytest.raises(ConstraintError, match="no grammar frame 'yaml'"):
+        gbnf(CATALOG, Shape.ANY_CALL, frame="yaml")

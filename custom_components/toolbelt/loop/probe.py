@@ -104,12 +104,22 @@ async def async_probe_tool_mode(
     )
 
 
+NONE_TRIED = "none tried"
+
+
 @dataclass(frozen=True, slots=True)
 class ConstraintReport:
     """Which constraint kinds the server honoured, and one line per kind tried."""
 
     honoured: tuple[str, ...]
     summary: str
+
+    def merge(self, other: ConstraintReport) -> ConstraintReport:
+        """Both probes' findings, in the order they were tried."""
+        lines = [s for s in (self.summary, other.summary) if s != NONE_TRIED]
+        return ConstraintReport(
+            self.honoured + other.honoured, "; ".join(lines) or NONE_TRIED
+        )
 
 
 async def async_probe_constraints(
@@ -146,7 +156,7 @@ async def async_probe_constraints(
         if verdict == "honoured":
             honoured.append(kind)
         lines.append(f"{kind}: {verdict}")
-    return ConstraintReport(tuple(honoured), "; ".join(lines) or "none tried")
+    return ConstraintReport(tuple(honoured), "; ".join(lines) or NONE_TRIED)
 
 
 async def _try_constraint(

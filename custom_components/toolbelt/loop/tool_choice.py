@@ -6,8 +6,10 @@ benchmarks); or a tool name (that tool on hop 0). ``strict`` adds "an answer
 or a call" on the free hops of a text dialect.
 
 Natively (tools sent) the OpenAI ``tool_choice`` field carries it; in a text
-dialect a grammar or a JSON schema from the catalog does. Only kinds the
-agent check saw honoured are used (``kinds``).
+dialect a grammar or a JSON schema from the catalog does, and so it does
+natively on a server that does not honour ``tool_choice`` (Ollama) but honours
+a schema or grammar: the model then writes the call as text, which the loop
+reads. Only kinds the agent check saw honoured are used (``kinds``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..toolcalls import Catalog
-from ..toolcalls.constraint import Shape, gbnf, json_schema
+from ..toolcalls.constraint import DEFAULT_FRAME, Shape, frame_name, gbnf, json_schema
 
 AUTO = "auto"
 REQUIRED_FIRST = "required_first"
@@ -36,6 +38,8 @@ class HopConstraint:
     grammar: str | None = None
     # Send only this tool: a named choice on a server that cannot name one.
     only_tool: str | None = None
+    # The dialect whose wire format a grammar imposes (reads the reply).
+    frame: str = DEFAULT_FRAME
 
 
 def hop_shape(
@@ -61,24 +65,20 @@ def plan(
     named_tool_choice: bool,
     catalog: Catalog,
     key: str,
+    dialect: str = DEFAULT_FRAME,
 ) -> HopConstraint | None:
     """The constraint for ``shape`` in the first honoured kind that fits the mode."""
     kind_shape, name = shape
     if not text_mode:
-        # Native calls are structured already: only forcing one needs a field.
-        if "tool_choice" not in kinds or kind_shape is Shape.ANSWER_OR_CALL:
-            return None
-        if name is None:
-            return HopConstraint("tool_choice", kind_shape, tool_choice="required")
-        if named_tool_choice:
-            choice = {"type": "function", "function": {"name": name}}
-            return HopConstraint("tool_choice", kind_shape, tool_choice=choice)
-        return HopConstraint(
-            "tool_choice", kind_shape, tool_choice="required", only_tool=name
-        )
+        if "tool_choice" in kinds or kind_shape is Shape.ANSWER_OR_CALL:
+            # Native calls are structured already: only forcing one needs a field.
+            return _native(kind_shape, name, kinds, named_tool_choice)
+        # No tool_choice on this server: a schema or grammar forces a text call.
+        dialect = DEFAULT_FRAME
     if "grammar" in kinds:
-        grammar = gbnf(catalog, kind_shape, name, key=key)
-        return HopConstraint("grammar", kind_shape, grammar=grammar)
+        frame = frame_name(dialect)
+        grammar = gbnf(catalog, kind_shape, name, key=key, frame=frame)
+        return HopConstraint("grammar", kind_shape, grammar=grammar, frame=frame)
     if "json_schema" in kinds:
         schema = json_schema(catalog, kind_shape, name, key=key)
         return HopConstraint(
@@ -90,3 +90,17 @@ def plan(
             },
         )
     return None
+
+
+def _native(
+    shape: Shape, name: str | None, kinds: tuple[str, ...], named_tool_choice: bool
+) -> HopConstraint | None:
+    """The OpenAI ``tool_choice`` field that forces a native call."""
+    if "tool_choice" not in kinds or shape is Shape.ANSWER_OR_CALL:
+        return None
+    if name is None:
+        return HopConstraint("tool_choice", shape, tool_choice="required")
+    if named_tool_choice:
+        choice = {"type": "function", "function": {"name": name}}
+        return HopConstraint("tool_choice", shape, tool_choice=choice)
+    return HopConstraint("tool_choice", shape, tool_choice="required", only_tool=name)

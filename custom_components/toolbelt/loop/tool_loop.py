@@ -331,6 +331,7 @@ class ToolLoop:
             named_tool_choice=settings.named_tool_choice,
             catalog=catalog,
             key=key,
+            dialect=choice.dialect.name,
         )
 
     def _constraint_rejected(self, kind: str) -> None:
@@ -464,8 +465,14 @@ def _constrain(request: CompletionRequest, constraint: HopConstraint | None) -> 
 def _reader(
     choice: FormatChoice, request: CompletionRequest, constraint: HopConstraint | None
 ) -> FormatChoice:
-    """A grammar or schema makes the model write hermes calls: read them so."""
+    """Read a constrained reply in the format the constraint imposed.
+
+    A grammar in the dialect's own frame keeps the dialect; a JSON schema, or
+    the hermes frame standing in for another format, makes hermes calls.
+    """
     if constraint is None or not (request.grammar or request.response_format):
+        return choice
+    if request.grammar and constraint.frame == choice.dialect.name:
         return choice
     return replace(choice, name=_HERMES.name, dialect=_HERMES)
 

@@ -8,13 +8,20 @@ LM Studio and Ollama through ``response_format``) or a GBNF grammar (llama.cpp's
 - ``ONE_CALL``: one call to the named tool;
 - ``ANSWER_OR_CALL``: a free answer, or one call.
 
-What the model then writes is text the hermes dialect already reads:
+What the model then writes is what the agent's dialect reads:
 
-- a call is the JSON object ``{"name": "...", "arguments": {...}}``; a grammar
-  wraps it in ``<tool_call>…</tool_call>`` so it can stand beside free prose;
-- an answer is plain prose in a grammar (it may not start with ``<``), and
-  ``{"answer": "..."}`` under a JSON schema, which cannot express free text
-  (``unwrap_answer`` turns it back into prose).
+- under a grammar, a call in the dialect's own wire format when ``FRAMES``
+  knows it (hermes and qwen tags, ReAct's ``Action:`` lines, llama3's bare
+  object, mistral's ``[TOOL_CALLS]`` list, xLAM's list, a fenced JSON block),
+  so the constraint matches the format the system prompt describes; other
+  dialects get the hermes frame and are read as hermes. An answer is prose
+  that cannot open like a call. A reasoning model may first think: an optional
+  ``<think>…</think>`` block, or reasoning closed by a lone ``</think>`` when
+  the chat template opened it, comes before the call or answer;
+- under a JSON schema, which cannot express free text or wrappers, a call is
+  the bare object ``{"name": "...", "arguments": {...}}`` that every JSON
+  dialect reads, and an answer is ``{"answer": "..."}`` (``unwrap_answer``
+  turns it back into prose).
 
 Each tool's arguments are constrained by its own parameter schema. Built
 constraints are cached per catalog fingerprint: a turn pays one ``repr``.
@@ -22,6 +29,7 @@ constraints are cached per catalog fingerprint: a turn pays one ``repr``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 import hashlib
 import json
@@ -32,7 +40,9 @@ from .catalog import Catalog
 __all__ = [
     "CALL_CLOSE",
     "CALL_OPEN",
+    "FRAMES",
     "ConstraintError",
+    "Frame",
     "Shape",
     "fingerprint",
     "gbnf",
@@ -44,7 +54,41 @@ CALL_OPEN = "<tool_call>"
 CALL_CLOSE = "</tool_call>"
 ANSWER_KEY = "answer"
 _CACHE_SIZE = 64
-_cache: dict[tuple[str, str, str, str | None], Any] = {}
+_cache: dict[tuple[str, ...], Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """How a dialect writes one call around its JSON object, for a grammar.
+
+    ``react`` writes the name on its own line instead of inside the object.
+    ``answer_not`` lists the characters a prose answer may not start with, so
+    that a half-made call can never pass as an answer.
+    """
+
+    open: str
+    close: str
+    args_key: str = "arguments"
+    answer_not: str = "<"
+    react: bool = False
+
+
+_TAGGED = Frame("<tool_call>", "</tool_call>")
+FRAMES: dict[str, Frame] = {
+    "hermes": _TAGGED,
+    "qwen": _TAGGED,
+    "react": Frame("Action: ", "", react=True),
+    "llama3": Frame("", "", args_key="parameters", answer_not="<{"),
+    "mistral": Frame("[TOOL_CALLS][", "]", answer_not="<["),
+    "xlam": Frame("[", "]", answer_not="<["),
+    "markdown_json": Frame("```json\n", "```", answer_not="<`{"),
+}
+DEFAULT_FRAME = "hermes"
+
+
+def frame_name(dialect: str) -> str:
+    """The frame a grammar uses for ``dialect``: its own, or hermes."""
+    return dialect if dialect in FRAMES else DEFAULT_FRAME
 
 
 class Shape(StrEnum):
@@ -77,10 +121,26 @@ def json_schema(
 
 
 def gbnf(
-    catalog: Catalog, shape: Shape, name: str | None = None, *, key: str | None = None
+    catalog: Catalog,
+    shape: Shape,
+    name: str | None = None,
+    *,
+    key: str | None = None,
+    frame: str = DEFAULT_FRAME,
 ) -> str:
-    """The reply's GBNF grammar (llama.cpp syntax; cached)."""
-    return _cached("gbnf", catalog, shape, name, key, _build_gbnf)
+    """The reply's GBNF grammar (llama.cpp syntax; cached), in ``frame``'s format."""
+    if frame not in FRAMES:
+        raise ConstraintError(
+            f"no grammar frame {frame!r} (known: {', '.join(FRAMES)})"
+        )
+    return _cached(
+        "gbnf:" + frame,
+        catalog,
+        shape,
+        name,
+        key,
+        lambda c, n, s: _build_gbnf(c, n, s, FRAMES[frame]),
+    )
 
 
 def unwrap_answer(text: str) -> str | None:
@@ -104,7 +164,7 @@ def unwrap_answer(text: str) -> str | None:
 def _cached(language, catalog, shape, name, key, build):
     shape = Shape(shape)
     names = _tool_names(catalog, shape, name)
-    cache_key = (language, key or fingerprint(catalog), shape.value, name)
+    cache_key = (language, key or fingerprint(catalog), shape.value, name or "")
     if (hit := _cache.get(cache_key)) is not None:
         return hit
     built = build(catalog, names, shape)
@@ -246,26 +306,44 @@ class _Grammar:
             body = "(" + " | ".join(starts) + ")?"
         return self.add("obj", f'"{{" ws {body} "}}" ws')
 
-    def call_tail(self, catalog: Catalog, name: str) -> str:
+    def call_tail(self, catalog: Catalog, name: str, frame: Frame) -> str:
         """A call after its shared opening: the name decides at its first letter."""
         args = self.value(catalog.schema(name) or {"type": "object"})
+        if frame.react:
+            return self.add("call", f"{_literal(name + chr(10))} {_REACT_INPUT} {args}")
+        key = _literal(f'"{frame.args_key}"')
         return self.add(
-            "call",
-            f'{_json_literal(name)} "," ws "\\"arguments\\"" ws ":" ws {args} "}}" ws',
+            "call", f'{_json_literal(name)} "," ws {key} ws ":" ws {args} "}}" ws'
         )
 
 
-def _build_gbnf(catalog: Catalog, names: tuple[str, ...], shape: Shape) -> str:
+# ReAct: an optional thought line, then the action; its answer is a Final Answer.
+_REACT_THOUGHT = '("Thought:" [^\\n]* "\\n")?'
+_REACT_INPUT = '"Action Input: "'
+# Reasoning before the reply: "<think>" (unless the template opened it), text
+# without "<", then "</think>". Optional, so other models are not affected.
+_THINK = '("<think>"? [^<]* "</think>" ws)?'
+
+
+def _build_gbnf(
+    catalog: Catalog, names: tuple[str, ...], shape: Shape, frame: Frame
+) -> str:
     grammar = _Grammar()
     # One shared opening for every call: llguidance's lexer (inside llama.cpp)
     # does not backtrack, so alternatives must part at a distinct character.
-    tails = " | ".join(grammar.call_tail(catalog, name) for name in names)
-    opening = '"{" ws "\\"name\\"" ws ":" ws'
-    tagged = f"{_literal(CALL_OPEN)} ws {opening} ({tails}) {_literal(CALL_CLOSE)}"
-    # Prose may hold anything but must not open like markup.
-    answer = " | [^<] [^\\x00]*" if shape is Shape.ANSWER_OR_CALL else ""
-    root = tagged + answer
-    lines = [f"root ::= {root}"]
+    tails = " | ".join(grammar.call_tail(catalog, name, frame) for name in names)
+    if frame.react:
+        call = f"{_REACT_THOUGHT} {_literal(frame.open)} ({tails})"
+        answer = f'{_REACT_THOUGHT} "Final Answer:" [^\\x00]*'
+    else:
+        opening = '"{" ws "\\"name\\"" ws ":" ws'
+        parts = [_literal(frame.open) + " ws" if frame.open else "", opening]
+        parts += [f"({tails})", _literal(frame.close) if frame.close else ""]
+        call = " ".join(p for p in parts if p)
+        avoid = "".join("\\" + c if c in "[]^\\" else c for c in frame.answer_not)
+        answer = f"[^{avoid}] [^\\x00]*"
+    body = f"({call} | {answer})" if shape is Shape.ANSWER_OR_CALL else f"({call})"
+    lines = [f"root ::= {_THINK} {body}"]
     lines += [f"{name} ::= {body}" for name, body in grammar.rules.items()]
     lines += [f"{name} ::= {body}" for name, body in _BASE_RULES.items()]
     return "\n".join(lines) + "\n"
