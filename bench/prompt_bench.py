@@ -181,12 +181,17 @@ async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
 
 
 def _prompt(request: Any) -> str:
-    """A request as a prompt cache sees it: tools, then messages, in order."""
-    return json.dumps(
+    """A request as a prompt cache sees it: tools, then messages, in order.
+
+    Open at the end, as a chat template leaves it: the closing brackets of the
+    JSON are not prompt, so a request that the next one continues counts whole.
+    """
+    text = json.dumps(
         {"tools": request.tools or [], "messages": request.messages},
         ensure_ascii=False,
         separators=(",", ":"),
     )
+    return text.removesuffix("]}")
 
 
 def _common_prefix(a: str, b: str) -> int:

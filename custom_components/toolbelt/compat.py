@@ -221,3 +221,22 @@ def tool_result_data(content: Any, shape: HaShape | None = None) -> Any:
         return content.tool_result
     data, _failed = unwrap_tool_result(content.result, shape)
     return data
+
+
+# --- HA's Assist prompt texts ---------------------------------------------------
+
+
+def live_context_prompt() -> str | None:
+    """HA's long "live context" instructions, wherever this HA keeps them.
+
+    HA 2026.10 moved them from ``helpers.llm`` to the ``homeassistant``
+    component's ``llm`` module; None when neither has them.
+    """
+    for module in ("homeassistant.components.homeassistant.llm", llm.__name__):
+        try:
+            text = getattr(import_module(module), "DYNAMIC_CONTEXT_PROMPT", None)
+        except ImportError:
+            continue
+        if isinstance(text, str):
+            return text
+    return None

@@ -19,6 +19,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
+from .assist_prompt import compact_system_prompt, compact_tool
 from .backend.errors import BackendAuthError, BackendError
 from .backend.servers import get_server_kind
 from .const import (
@@ -185,7 +186,7 @@ class ToolbeltAgent(conversation.ConversationEntity):
         # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
         tools = (
             [
-                compat.tool_to_openai(tool, llm_api.custom_serializer)
+                compact_tool(compat.tool_to_openai(tool, llm_api.custom_serializer))
                 for tool in drop_redundant_time(llm_api.tools)
             ]
             if llm_api
@@ -207,7 +208,11 @@ class ToolbeltAgent(conversation.ConversationEntity):
             on_constraint_rejected=self._constraint_rejected,
             warn_once=self._warn_once,
         )
-        events = loop.run(chat_log_messages(chat_log.content), tools)
+        messages = chat_log_messages(chat_log.content)
+        if messages and messages[0].get("role") == "system":
+            system = compact_system_prompt(messages[0]["content"])
+            messages[0] = {**messages[0], "content": system}
+        events = loop.run(messages, tools)
         # The turn's trace is keyed by the HA context, as our tools key theirs.
         turn_id = user_input.context.id if user_input.context else ulid_now()
 

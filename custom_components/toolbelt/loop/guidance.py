@@ -30,8 +30,8 @@ def device_guidance(tool_names: Iterable[str]) -> str:
     if not any(name.startswith("Hass") for name in tools):
         return ""
     lines = [
-        "Device rules: change a device only by calling a tool, one call per"
-        " device; never say an action happened unless a tool result confirms it."
+        "Device rules: one tool call per device; never say a device changed"
+        " unless a tool result confirms it."
     ]
     on, off, position = (
         tools.get("HassTurnOn"),

@@ -1,0 +1,127 @@
+"""HA's Assist prompt and tool texts reach the model shorter, meaning the same.
+
+HA writes long texts for every agent; Toolbelt says them in fewer characters
+(``assist_prompt.py``). Each rewrite applies only where HA's own text is found,
+so these tests run against the prompt this HA version really builds.
+"""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import area_registry as ar, entity_registry as er, llm
+
+from custom_components.toolbelt import compat
+from custom_components.toolbelt.assist_prompt import (
+    LIVE_CONTEXT_SHORT,
+    OVERVIEW_SHORT,
+    compact_system_prompt,
+    compact_tool,
+)
+from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
+from tests.openai_server import OpenAIServer
+
+
+async def _assist_prompt(hass: HomeAssistant) -> str:
+    """The Assist API prompt exactly as HA builds it for any agent."""
+    api = await llm.async_get_api(
+        hass,
+        llm.LLM_API_ASSIST,
+        llm.LLMContext(
+            platform="test",
+            context=None,
+            language="en",
+            assistant="conversation",
+            device_id=None,
+        ),
+    )
+    return api.api_prompt
+
+
+async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    kitchen = ar.async_get(hass).async_create("Kitchen", aliases={"Cookery"})
+    er.async_get(hass).async_update_entity("light.kitchen_light", area_id=kitchen.id)
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    )
+    openai_server.reply_text("The kitchen light is on.")
+
+    result = await async_converse(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == "The kitchen light is on."
+    sent = openai_server.requests[0].messages[0]["content"]
+    hass_prompt = await _assist_prompt(hass)
+    live = compat.live_context_prompt()
+    assert live  # the rewrite is not a no-op
+    assert live in hass_prompt
+    assert live not in sent
+    assert LIVE_CONTEXT_SHORT in sent
+    assert "Static Context" in hass_prompt
+    assert "Static Context" not in sent
+    assert OVERVIEW_SHORT in sent
+    # Every device keeps its names, domain and areas, one line each.
+    lines = [line for line in sent.splitlines() if line.startswith("- ")]
+    assert "- Kitchen light: light, Kitchen, Cookery" in lines
+    assert "- Porch light: light" in lines
+    assert "When controlling Home Assistant" not in sent
+    assert "Control devices only by calling the tools" in sent
+    assert "HassTurnOn locks a lock" in sent
+    assert "ask which area, unless there is only one." in sent
+    # The whole system prompt, instructions and device rules included, is
+    # shorter than 60 % of HA's Assist text alone.
+    assert len(sent) < 0.6 * len(hass_prompt)
+
+    tools = {
+        bare(t["function"]["name"]): t["function"] for t in first_tools(openai_server)
+    }
+    live_tool = tools["GetLiveContext"]
+    assert live_tool["description"].startswith("Current state, value or mode")
+    # HA 2026.10 gave it filters; the ones named for what they are lose their text.
+    filters = live_tool["parameters"]["properties"]
+    assert set(filters) <= {"name", "domain", "area"}
+    assert all(
+        "description" not in filters[k] for k in ("name", "area") if k in filters
+    )
+    assert tools["HassTurnOn"]["description"] == (
+        "Turns on, opens or presses a device (locks a lock)."
+    )
+    # Arguments, types and enums are untouched.
+    assert "device_class" in tools["HassTurnOn"]["parameters"]["properties"]
+
+
+def first_tools(server: OpenAIServer) -> list[dict]:
+    return server.requests[0].tools
+
+
+def test_text_hass_did_not_write_is_sent_unchanged() -> None:
+    text = "You are a pirate.\nStatic Context: An overview of the areas and the devices in this smart home:\n- not: [valid\n\nBye."
+    assert compact_system_prompt(text) == text
+    assert compact_system_prompt("Turn things on.") == "Turn things on."
+
+
+def test_device_overview_keeps_states_and_attributes() -> None:
+    text = (
+        "Static Context: An overview of the areas and the devices in this smart home:\n"
+        "- names: Thermostat, Hall heat\n  domain: climate\n  state: heat\n  areas: Hall\n"
+        "  attributes:\n    current_temperature: '19.5'\n    temperature: '21'\n"
+        "\nAfter."
+    )
+    assert compact_system_prompt(text) == (
+        OVERVIEW_SHORT + "- Thermostat, Hall heat: climate, Hall; state heat;"
+        " attributes current_temperature 19.5, temperature 21\n\nAfter."
+    )
+
+
+def test_tools_hass_did_not_write_are_untouched() -> None:
+    script = {
+        "type": "function",
+        "function": {
+            "name": "script__wake_up",
+            "description": "A very long description " * 10,
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
+    assert compact_tool(script) is script
