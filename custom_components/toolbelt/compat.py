@@ -14,6 +14,9 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
   logs a deprecation, so we never read it there;
 - ``llm.ToolAnnotations`` (read_only, destructive, idempotent, open_world) and
   ``llm.Tool.integration``, which every tool must set from 2026.10;
+- AI Task: ``GenDataTask.structure`` is a schema of the same library as tool
+  parameters (``structure_schema``); 2026.10 passes a ``context`` to the
+  entity's internal calls, which our ``_async_generate_data`` never sees;
 - tool names: Assist's tools come from integration platforms as
   ``intent__HassTurnOn``; 2026.10 prefixes every tool of a merged API with its
   API's name, 2026.11 only tools whose names collide (with the API's id). The
@@ -150,6 +153,19 @@ def tool_to_openai(
     if tool.description:
         function["description"] = tool.description
     return {"type": "function", "function": function}
+
+
+def structure_schema(
+    structure: Any, custom_serializer: Any = None, shape: HaShape | None = None
+) -> dict[str, Any]:
+    """An AI Task's ``structure`` (a voluptuous or probatio schema) as JSON schema.
+
+    Its fields may be selectors, which HA's selector serializer renders.
+    """
+    render = (shape or CURRENT).render_schema
+    return render(
+        structure, custom_serializer=custom_serializer or llm.selector_serializer
+    )
 
 
 # --- tool annotations ---------------------------------------------------------

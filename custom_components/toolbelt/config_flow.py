@@ -16,9 +16,11 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant, callback
-from homeassistant.helpers import llm
+from homeassistant.helpers import entity_registry as er, llm
 from homeassistant.helpers.selector import (
     BooleanSelector,
+    EntitySelector,
+    EntitySelectorConfig,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -47,6 +49,8 @@ from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_CONSTRAINTS,
+    CONF_HANDOFF_TARGETS,
+    CONF_INSTANT_CONFIRMATIONS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -61,6 +65,7 @@ from .const import (
     CONF_TOOL_FORMAT,
     CONNECT_TIMEOUT,
     DEFAULT_AGENT_NAME,
+    DEFAULT_AI_TASK_NAME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
@@ -70,8 +75,10 @@ from .const import (
     LOGGER,
     MAX_DEVICE_COMMANDS_PER_TURN,
     MAX_TOOL_CALLS_PER_TURN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from .loop.probe import async_probe_constraints
 from .loop.tool_choice import POLICIES
 from .server_names import (
     address,
@@ -320,9 +327,10 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
     def async_get_supported_subentry_types(
         cls, config_entry: ConfigEntry
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Agents, plus the backends of our own tools."""
+        """Agents and AI tasks, plus the backends of our own tools."""
         return {
             SUBENTRY_CONVERSATION: AgentSubentryFlowHandler,
+            SUBENTRY_AI_TASK: AITaskSubentryFlowHandler,
             SUBENTRY_TYPE_TOOLS: ToolBackendsSubentryFlowHandler,
         }
 
@@ -425,7 +433,14 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
                 models = await runtime.backend.list_models()
         except (BackendError, TimeoutError):
             models = runtime.models
-        schema = _agent_schema(self.hass, models, is_new=self._is_new)
+        own = (
+            None
+            if self._is_new
+            else er.async_get(self.hass).async_get_entity_id(
+                "conversation", DOMAIN, self._get_reconfigure_subentry().subentry_id
+            )
+        )
+        schema = _agent_schema(self.hass, models, is_new=self._is_new, own=own)
         suggested = {CONF_NAME: self._free_name(options.get(CONF_MODEL)), **options}
         return self.async_show_form(
             step_id="init",
@@ -511,7 +526,7 @@ def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:
 
 
 def _agent_schema(
-    hass: HomeAssistant, models: list[str], *, is_new: bool
+    hass: HomeAssistant, models: list[str], *, is_new: bool, own: str | None = None
 ) -> vol.Schema:
     schema: dict[Any, Any] = {}
     if is_new:
@@ -578,6 +593,111 @@ def _agent_schema(
             ): NumberSelector(
                 NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
             ),
+            vol.Optional(CONF_INSTANT_CONFIRMATIONS, default=False): BooleanSelector(),
+            vol.Optional(CONF_HANDOFF_TARGETS, default=[]): EntitySelector(
+                EntitySelectorConfig(
+                    domain="conversation",
+                    multiple=True,
+                    exclude_entities=[own] if own else [],
+                )
+            ),
         }
     )
     return vol.Schema(schema)
+
+
+class AITaskSubentryFlowHandler(ConfigSubentryFlow):
+    """Add or reconfigure one AI Task entity: the model and how it is asked.
+
+    On saving, one request checks whether the server constrains a reply to a
+    JSON schema; if so, structured tasks are constrained, else checked after.
+    """
+
+    @property
+    def _is_new(self) -> bool:
+        return self.source == "user"
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Add an AI task."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Change an AI task."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_init(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """One form; the JSON-schema check runs when it is submitted."""
+        entry = self._get_entry()
+        if entry.state is not ConfigEntryState.LOADED:
+            return self.async_abort(reason="entry_not_loaded")
+        runtime = entry.runtime_data
+        if user_input is not None:
+            name = user_input.pop(CONF_NAME, DEFAULT_AI_TASK_NAME)
+            options = whole_numbers(user_input)
+            kind = get_server_kind(entry.data.get(CONF_SERVER_KIND, ""))
+            check = await async_probe_constraints(
+                runtime.backend,
+                model=options.get(CONF_MODEL, ""),
+                kinds=tuple(k for k in kind.constraints if k == "json_schema"),
+                named_tool_choice=kind.named_tool_choice,
+                request_timeout=float(
+                    options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
+                ),
+            )
+            options[CONF_CONSTRAINTS] = list(check.honoured)
+            if self._is_new:
+                return self.async_create_entry(title=name, data=options)
+            return self.async_update_and_abort(
+                entry, self._get_reconfigure_subentry(), data=options
+            )
+        options = (
+            default_ai_task_options(runtime.models)
+            if self._is_new
+            else dict(self._get_reconfigure_subentry().data)
+        )
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                models = await runtime.backend.list_models()
+        except (BackendError, TimeoutError):
+            models = runtime.models
+        schema: dict[Any, Any] = {}
+        if self._is_new:
+            schema[vol.Required(CONF_NAME)] = str
+        schema.update(
+            {
+                key: value
+                for key, value in _agent_schema(
+                    self.hass, models, is_new=False
+                ).schema.items()
+                if key in AI_TASK_OPTIONS
+            }
+        )
+        return self.async_show_form(
+            step_id="init",
+            data_schema=self.add_suggested_values_to_schema(
+                vol.Schema(schema), {CONF_NAME: DEFAULT_AI_TASK_NAME, **options}
+            ),
+        )
+
+
+# What an AI task can be told: no prompt or tools of its own (the task brings
+# them), no device caps (a task's tools are what its caller chose).
+AI_TASK_OPTIONS = (
+    CONF_MODEL,
+    CONF_TOOL_FORMAT,
+    CONF_TEMPERATURE,
+    CONF_MAX_TOKENS,
+    CONF_REQUEST_TIMEOUT,
+)
+
+
+def default_ai_task_options(models: list[str]) -> dict[str, Any]:
+    """The options an AI task starts with."""
+    defaults = default_agent_options(models)
+    return {key: defaults[key] for key in AI_TASK_OPTIONS if key in defaults}

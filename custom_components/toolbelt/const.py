@@ -27,6 +27,14 @@ CONF_MAX_DEVICE_COMMANDS = "max_device_commands"
 CONF_TOOL_CHOICE = "tool_choice"
 CONF_STRICT_CALLS = "strict_calls"
 CONF_CONSTRAINTS = "constraints"
+# A round of device commands that all worked ends the turn with HA's own words.
+CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
+# Conversation agents (entity ids) the handoff tool may pass a request to.
+CONF_HANDOFF_TARGETS = "handoff_targets"
+
+# AI Task subentry (an ai_task entity on the same server).
+SUBENTRY_AI_TASK = "ai_task_data"
+DEFAULT_AI_TASK_NAME = "Toolbelt AI Task"
 
 DEFAULT_AGENT_NAME = "Toolbelt agent"
 DEFAULT_TOOL_FORMAT = "auto"

@@ -7,7 +7,7 @@ so Assist can hand text to TTS while the model is still writing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from homeassistant.components import conversation
@@ -22,8 +22,11 @@ from . import compat
 from .assist_prompt import compact_system_prompt, compact_tool
 from .backend.errors import BackendAuthError, BackendError
 from .backend.servers import get_server_kind
+from .confirmations import async_confirmation
 from .const import (
     CONF_CONSTRAINTS,
+    CONF_HANDOFF_TARGETS,
+    CONF_INSTANT_CONFIRMATIONS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -49,9 +52,11 @@ from .const import (
 )
 from .entry import ToolbeltConfigEntry
 from .ha_executor import HAExecutor
+from .handoff import HANDOFF_TOOL, Handoff
 from .history import chat_log_messages, recorded_result
 from .loop import (
     CallsOut,
+    ControlOut,
     HopStart,
     LoopEvent,
     LoopSettings,
@@ -60,6 +65,7 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
+from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
 
@@ -176,6 +182,18 @@ class ToolbeltAgent(conversation.ConversationEntity):
             return err.as_conversation_result()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
+    def _takes_control(
+        self, user_input: conversation.ConversationInput
+    ) -> Sequence[TakesControl]:
+        """The agent's optional takes-control checks (hand-off needs none)."""
+        if not self.subentry.data.get(CONF_INSTANT_CONFIRMATIONS, False):
+            return ()
+
+        async def confirm(outcomes: Sequence[ResultOut]) -> str:
+            return await async_confirmation(self.hass, user_input.language, outcomes)
+
+        return (InstantConfirmation(confirm),)
+
     async def _async_run_turn(
         self,
         user_input: conversation.ConversationInput,
@@ -199,7 +217,18 @@ class ToolbeltAgent(conversation.ConversationEntity):
             refused=self._state.get("refused", frozenset()),
             named_tool_choice=kind.named_tool_choice,
         )
-        executor = HAExecutor(llm_api)
+        handoff = Handoff(
+            self.hass,
+            self.entity_id,
+            list(self.subentry.data.get(CONF_HANDOFF_TARGETS) or ()),
+            user_input,
+            chat_log.conversation_id,
+        )
+        if handoff.offered:
+            tools.append(handoff.openai_tool())
+        executor = HAExecutor(
+            llm_api, {HANDOFF_TOOL: handoff} if handoff.offered else {}
+        )
         loop = ToolLoop(
             runtime.backend,
             executor,
@@ -207,6 +236,7 @@ class ToolbeltAgent(conversation.ConversationEntity):
             on_tool_role_rejected=self._tool_role_rejected,
             on_constraint_rejected=self._constraint_rejected,
             warn_once=self._warn_once,
+            takes_control=self._takes_control(user_input),
         )
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
@@ -271,6 +301,10 @@ async def _chat_log_deltas(
             yield {"thinking_content": event.text}
         elif isinstance(event, HopStart):
             yield {"role": "assistant"}
+        elif isinstance(event, ControlOut):
+            # The round's own answer: a new assistant message, spoken and kept.
+            yield {"role": "assistant"}
+            yield {"content": event.text}
         elif isinstance(event, CallsOut):
             # ``native`` keeps the reply as later requests repeat it.
             yield {

@@ -18,7 +18,7 @@ from .const import CONF_BASE_URL, CONNECT_TIMEOUT, LOGGER
 from .server_names import address
 from .tools.api import async_setup_tools_api
 
-PLATFORMS = [Platform.CONVERSATION]
+PLATFORMS = [Platform.AI_TASK, Platform.CONVERSATION]
 
 
 @dataclass

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from homeassistant.helpers import llm
 
 from . import compat
 from .loop.device_commands import is_device_command_name, is_read_only_name
-from .loop.executor import ToolOutcome
+from .loop.executor import Executor, ToolOutcome
 from .toolcalls.model import ToolCall
 from .tools.api import is_toolbelt_tool
 
@@ -16,13 +18,17 @@ class HAExecutor:
 
     Whether a call reads or changes a device comes from HA's tool annotations
     where this HA has them, and from a name list otherwise. Our own tools say
-    per call (``memory`` reads on search, writes on store).
+    per call (``memory`` reads on search, writes on store). ``own`` are the
+    agent's tools outside any LLM API (``handoff``), each its own executor.
     """
 
-    def __init__(self, llm_api: llm.APIInstance | None) -> None:
+    def __init__(
+        self, llm_api: llm.APIInstance | None, own: Mapping[str, Executor] | None = None
+    ) -> None:
         """Index the API's tools by name."""
         self._api = llm_api
         self._tools = {tool.name: tool for tool in llm_api.tools} if llm_api else {}
+        self._own = dict(own or {})
 
     def _tool(self, call: ToolCall) -> llm.Tool | None:
         tool = self._tools.get(call.name)
@@ -36,6 +42,8 @@ class HAExecutor:
 
     def is_read_only(self, call: ToolCall) -> bool:
         """Reads may run concurrently; anything else runs in emitted order."""
+        if (own := self._own.get(call.name)) is not None:
+            return own.is_read_only(call)
         tool = self._tool(call)
         per_call = getattr(tool, "is_read_only_call", None)
         if callable(per_call):
@@ -47,6 +55,8 @@ class HAExecutor:
 
     def is_device_command(self, call: ToolCall) -> bool:
         """Device commands count toward the per-turn device cap."""
+        if (own := self._own.get(call.name)) is not None:
+            return own.is_device_command(call)
         tool = self._tool(call)
         if getattr(tool, "is_device_command", None) is False:
             return False
@@ -57,6 +67,8 @@ class HAExecutor:
 
     async def run(self, call: ToolCall) -> ToolOutcome:
         """Call the tool; HA validates its own schema and raises readable errors."""
+        if (own := self._own.get(call.name)) is not None:
+            return await own.run(call)
         if self._api is None:
             raise LookupError(f"no tools are available, so {call.name} cannot run")
         result = await self._api.async_call_tool(

@@ -245,3 +245,38 @@ def test_real_assist_tools_render_on_the_installed_ha() -> None:
     props = rendered["function"]["parameters"]["properties"]
     assert props["name"] == {"type": "string"}
     assert props["area"] == {"type": "string"}
+
+
+def test_an_ai_task_structure_renders_on_the_installed_ha() -> None:
+    """A task's structure is a schema of the library tool parameters use (both
+    renderers are run in both shapes by the tool tests above); HA's selector
+    serializer belongs to the installed HA, so this runs on that one.
+    """
+    lib = compat.CURRENT.schema_lib
+    structure = lib.Schema(
+        {lib.Required("name", description="Who"): str, lib.Optional("age"): int}
+    )
+    rendered = compat.structure_schema(structure)
+    assert rendered["type"] == "object"
+    assert rendered["required"] == ["name"]
+    assert rendered["properties"]["name"] == {"type": "string", "description": "Who"}
+    assert rendered["properties"]["age"] == {"type": "integer"}
+
+
+def test_an_ai_task_structure_with_selectors_on_the_installed_ha() -> None:
+    """The generate_data action builds its structure from selectors."""
+    from homeassistant.helpers import selector
+
+    lib = compat.CURRENT.schema_lib
+    structure = lib.Schema(
+        {
+            lib.Required("name"): selector.TextSelector(),
+            lib.Optional("tags"): selector.SelectSelector(
+                selector.SelectSelectorConfig(options=["a", "b"], multiple=True)
+            ),
+        }
+    )
+    rendered = compat.structure_schema(structure)
+    assert rendered["properties"]["name"]["type"] == "string"
+    assert rendered["properties"]["tags"]["type"] == "array"
+    assert rendered["properties"]["tags"]["items"]["enum"] == ["a", "b"]

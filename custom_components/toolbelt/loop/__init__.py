@@ -1,11 +1,20 @@
 """The tool loop, free of Home Assistant: driven through a backend and an executor."""
 
-from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
+from .events import (
+    CallsOut,
+    ControlOut,
+    HopStart,
+    LoopEvent,
+    ReasoningOut,
+    ResultOut,
+    TextOut,
+)
 from .executor import Executor, ToolOutcome
 from .tool_loop import LoopSettings, ToolLoop
 
 __all__ = [
     "CallsOut",
+    "ControlOut",
     "Executor",
     "HopStart",
     "LoopEvent",

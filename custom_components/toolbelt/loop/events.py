@@ -47,7 +47,9 @@ class ResultOut:
     """One call's outcome (run, refused or failed) and how long it took.
 
     ``text`` is what the model reads for it, computed once: every later request,
-    in this turn and the next, sends exactly this string.
+    in this turn and the next, sends exactly this string. ``refused``: a cap, a
+    guard or the parser stopped the call before it ran. ``answer``: the tool
+    took control, and this is the turn's answer (see takes_control.py).
     """
 
     call: ToolCall
@@ -55,6 +57,18 @@ class ResultOut:
     failed: bool
     duration: float
     text: str
+    refused: bool = False
+    answer: str | None = None
 
 
-LoopEvent = HopStart | TextOut | ReasoningOut | CallsOut | ResultOut
+@dataclass(frozen=True, slots=True)
+class ControlOut:
+    """A tool round took control: ``text`` is the turn's answer, no model request
+    follows. ``by`` names what took it (``handoff``, ``instant_confirmation``).
+    """
+
+    text: str
+    by: str
+
+
+LoopEvent = HopStart | TextOut | ReasoningOut | CallsOut | ResultOut | ControlOut

@@ -10,10 +10,15 @@ from ..toolcalls.model import ToolCall
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
-    """A tool's answer; ``failed`` when the tool itself says the call failed."""
+    """A tool's answer; ``failed`` when the tool itself says the call failed.
+
+    ``answer``: the tool takes control and this text is the turn's answer (a
+    hand-off returns the other agent's reply); the loop then asks no model.
+    """
 
     data: Any
     failed: bool = False
+    answer: str | None = None
 
 
 class Executor(Protocol):

@@ -9,7 +9,7 @@ caps and guards -> executor -> results appended -> next hop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 import contextlib
 from dataclasses import dataclass, replace
 import logging
@@ -38,11 +38,20 @@ from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import lean_tools
 from ..toolcalls.registry import detector_for, opens_reasoning_in_template
 from ..toolcalls.streaming import StreamDetector
-from .events import CallsOut, HopStart, LoopEvent, ReasoningOut, ResultOut, TextOut
+from .events import (
+    CallsOut,
+    ControlOut,
+    HopStart,
+    LoopEvent,
+    ReasoningOut,
+    ResultOut,
+    TextOut,
+)
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget, error_text
 from .guidance import device_guidance
+from .takes_control import RoundCall, TakesControl, ToolAnswer, round_answer
 from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
     Exchange,
@@ -102,8 +111,13 @@ class ToolLoop:
         on_tool_role_rejected: Callable[[], None] | None = None,
         on_constraint_rejected: Callable[[str], None] | None = None,
         warn_once: Callable[[str], None] | None = None,
+        takes_control: Sequence[TakesControl] = (),
     ) -> None:
-        """Bind the loop to a server, a tool runner and an agent's settings."""
+        """Bind the loop to a server, a tool runner and an agent's settings.
+
+        ``takes_control``: checks asked after each tool round, after the
+        results' own answers (``ToolAnswer``); the first answer ends the turn.
+        """
         self._backend = backend
         self._executor = executor
         self._settings = settings
@@ -111,17 +125,26 @@ class ToolLoop:
         self._on_constraint_rejected = on_constraint_rejected
         self._kinds = settings.constraints
         self._warn_once = warn_once or _LOGGER.warning
+        self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
+        self._answer_format: dict[str, Any] | None = None
 
     async def run(
-        self, messages: History, tools: list[dict[str, Any]]
+        self,
+        messages: History,
+        tools: list[dict[str, Any]],
+        *,
+        answer_format: dict[str, Any] | None = None,
     ) -> AsyncIterator[LoopEvent]:
         """Yield events until the model gives an answer (or the caps end the turn).
 
         ``messages`` are OpenAI chat messages with the system prompt first, and
         earlier turns' ``Exchange``s; ``tools`` is the OpenAI ``tools`` list of
-        everything the agent may call.
+        everything the agent may call. ``answer_format``: a ``response_format``
+        every request carries (an AI Task's structure); dropped for good if the
+        server refuses it.
         """
         settings = self._settings
+        self._answer_format = answer_format
         # The full schemas check arguments; the model reads the lean ones.
         catalog = Catalog.from_openai(tools)
         sent_tools = lean_tools(tools)
@@ -153,6 +176,9 @@ class ToolLoop:
                 timeout=settings.timeout,
             )
             _constrain(request, constraint)
+            own_format = self._answer_format is not None and not request.constrained
+            if own_format:
+                request.response_format = self._answer_format
             yield HopStart(index)
             hop: _Hop | None = None
             recovered: set[type[BackendError]] = set()
@@ -160,7 +186,8 @@ class ToolLoop:
             while hop is None:
                 try:
                     reader = _reader(choice, request, constraint)
-                    async for event in self._ask(request, catalog, reader):
+                    unwrap = not own_format
+                    async for event in self._ask(request, catalog, reader, unwrap):
                         if isinstance(event, _Hop):
                             hop = event
                         else:
@@ -209,6 +236,9 @@ class ToolLoop:
             elif dropped and constraint is not None:
                 # Only a retry that worked without it proves the refusal.
                 self._constraint_rejected(constraint.kind)
+            elif dropped and own_format:
+                self._answer_format = None
+                self._constraint_rejected("json_schema")
             assert hop is not None
 
             calls = hop.parse.calls
@@ -237,7 +267,7 @@ class ToolLoop:
             for call, item in zip(rejected, hop.parse.rejected, strict=True):
                 _LOGGER.debug("Refused call markup: %s", item.reason)
                 text = budget.charge_rejected(item.reason)
-                outcomes.append(ResultOut(call, text, True, 0.0, text))
+                outcomes.append(ResultOut(call, text, True, 0.0, text, refused=True))
             last = outcomes[-1]
             if budget.exhausted and last.text != budget.limit_refusal():
                 # Said where the model reads results, in the format's own words.
@@ -245,6 +275,18 @@ class ToolLoop:
             results = [outcome.text for outcome in outcomes]
             for outcome in outcomes:
                 yield outcome
+            # Seed 003: the round's results may end the turn themselves.
+            taken = await round_answer(
+                self._takes_control,
+                [
+                    RoundCall(o, self._executor.is_device_command(o.call))
+                    for o in outcomes
+                ],
+            )
+            if taken is not None:
+                _LOGGER.debug("The %s check took control of the turn", taken[1])
+                yield ControlOut(*taken)
+                return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
                 base = self._base_messages(messages, catalog, choice, wrap_up=True)
@@ -262,7 +304,11 @@ class ToolLoop:
     # -- one hop ---------------------------------------------------------------
 
     async def _ask(
-        self, request: CompletionRequest, catalog: Catalog, choice: FormatChoice
+        self,
+        request: CompletionRequest,
+        catalog: Catalog,
+        choice: FormatChoice,
+        unwrap: bool = True,
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means.
 
@@ -298,7 +344,8 @@ class ToolLoop:
                 elif isinstance(delta, Finish) and delta.reason == "length":
                     _LOGGER.debug("Reply cut by max_tokens")
         text = "".join(raw)
-        if isinstance(detector, _HoldAll) and (answer := unwrap_answer(text)):
+        held = isinstance(detector, _HoldAll)
+        if held and unwrap and (answer := unwrap_answer(text)):
             text = answer
         parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
         # Only held-back text that the dialect also calls content may still show.
@@ -366,7 +413,9 @@ class ToolLoop:
             slots.append(slot)
             if refusal is not None:
                 refused.add(len(slots) - 1)
-                slot.set_result(ResultOut(call, refusal.text, True, 0.0, refusal.text))
+                slot.set_result(
+                    ResultOut(call, refusal.text, True, 0.0, refusal.text, refused=True)
+                )
             elif executor.is_read_only(admitted):
                 task = asyncio.ensure_future(self._run_one(admitted))
                 task.add_done_callback(_copy_into(slot))
@@ -402,7 +451,12 @@ class ToolLoop:
         # The one place a result becomes text; nothing re-serialises it later.
         text = result_text(outcome.data)
         return ResultOut(
-            call, outcome.data, outcome.failed, time.monotonic() - started, text
+            call,
+            outcome.data,
+            outcome.failed,
+            time.monotonic() - started,
+            text,
+            answer=outcome.answer,
         )
 
     # -- messages -----------------------------------------------------------------
