@@ -54,6 +54,7 @@ def test_reasoning_forms(text: str, content: str, reasoning: str) -> None:
         ("Thought: I can answer.\nThe door is locked.", "The door is locked."),
         ("The answer.\nObservation: invented\nmore invented", "The answer."),
         ("**Final Answer:** Done.", "Done."),
+        ("Thought 1: easy\nAction 1: None\nFinal Answer 1: It is on.", "It is on."),
     ],
 )
 def test_leakage_removed(text: str, content: str) -> None:

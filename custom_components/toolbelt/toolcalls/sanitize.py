@@ -172,7 +172,7 @@ _REACT_LABEL = re.compile(
     # Lookahead: a label's first letter, so most lines fail before the words.
     r"^(?=[ \t*#]*[TAOF])[ \t]*(?:\*\*|#+[ \t]*)?"
     r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer)"
-    r"(?:\*\*)?[ \t]*:(?:\*\*)?",
+    r"(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:(?:\*\*)?",
     re.M | re.I,
 )
 _TOOL_HEADER = re.compile(r"^[ \t]*#[ \t]*(?:Tool|Arguments)[ \t]*:.*$", re.M)
@@ -196,18 +196,21 @@ def _is_scratchpad(text: str) -> bool:
 
 
 _FINAL_LABEL = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?", re.M | re.I
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Final[ \t]+Answer(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:(?:\*\*)?",
+    re.M | re.I,
 )
 _OTHER_LABEL = re.compile(
     r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action|Observation)"
-    r"(?:\*\*)?[ \t]*:",
+    r"(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:",
     re.M | re.I,
 )
 _OBSERVATION = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?Observation(?:\*\*)?[ \t]*:", re.M | re.I
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Observation(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:",
+    re.M | re.I,
 )
 _LABEL_LINE = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action)(?:\*\*)?[ \t]*:.*(?:\n|\Z)",
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action)(?:[ \t]+\d{1,3})?"
+    r"(?:\*\*)?[ \t]*:.*(?:\n|\Z)",
     re.M | re.I,
 )
 

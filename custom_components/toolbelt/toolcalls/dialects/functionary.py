@@ -96,7 +96,15 @@ class FunctionaryDialect(Dialect):
 
     name = "functionary"
     markers = ("<function=", ">>>", "to=functions.")
-    start_markers = (">>>", "all\n")
+    # The role line of a recipient header is held from its first word, at the
+    # start of the reply or of any line, so "assistant" is never spoken.
+    start_markers = (
+        ">>>",
+        "all\n",
+        "assistant to=functions.",
+        "Assistant to=functions.",
+        "ASSISTANT to=functions.",
+    )
     triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "to=functions.")
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
