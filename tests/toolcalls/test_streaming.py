@@ -232,6 +232,8 @@ def test_finish_releases_a_tail_that_never_became_a_marker() -> None:
         ),
         ("It is 21 degrees.<|im_end|>", "It is 21 degrees."),
         ("Done.<｜end▁of▁sentence｜>", "Done."),
+        ("The porch light is off.<SPECIAL_12>", "The porch light is off."),
+        ("I <3 <Sun> and <SPECIAL offers>.", "I <3 <Sun> and <SPECIAL offers>."),
     ],
 )
 def test_special_tokens_are_never_streamed(reply: str, shown: str) -> None:

@@ -89,9 +89,15 @@ _REACT_TAIL = 2 * _GAP + 20
 
 # Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
 # dialect claims as a marker: never shown, whatever the format.
-_SPECIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>")
-_SPECIAL_OPEN = re.compile(r"<[|｜]")
-_SPECIAL_PARTIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?")
+# ``<SPECIAL_12>``: an unnamed vocabulary slot some GGUF templates emit.
+_SPECIAL = re.compile(
+    r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>|<SPECIAL_\d{1,6}>"
+)
+_SPECIAL_OPEN = re.compile(r"<[|｜]|<SPECIAL_|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?\Z")
+_SPECIAL_PARTIAL = re.compile(
+    r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?"
+    r"|<SPECIAL_\d{0,6}|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?"
+)
 
 # Harmony (gpt-oss) message headers: the channel decides what follows, so wait
 # for the whole header: ``final`` is the answer, ``analysis`` is reasoning, and a
