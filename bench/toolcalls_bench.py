@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.toolcalls_bench``. Prints the median and p99
 parse time of the ``auto`` chain per corpus reply (targets: median < 50 µs for
-replies under 2 kB), the time for 1 MB adversarial inputs (target < 100 ms,
+replies under 2 kB), the accuracy on the dev corpus and the engine fixtures
+(exact calls, false positives, clean content), the time for 1 MB adversarial inputs (target < 100 ms,
 i.e. no catastrophic backtracking or per-block rescans), ``clean()`` on 1 MB of
 reasoning blocks, and the streaming detector's cost per chunk and per 64 kB of
 hostile stream (linear: the same per kB at any length).
@@ -242,10 +243,49 @@ def bench_detector_hostile(catalog: Catalog) -> None:
         print(f"  {dialect:6s} {label:24s} {elapsed:8.1f} ms per 64 kB")
 
 
+def _by_value(value):
+    """Numbers compare by value (50 == 50.0); a string never equals a number."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, list):
+        return [_by_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _by_value(v) for k, v in value.items()}
+    return value
+
+
+def bench_accuracy(auto, catalog: Catalog) -> None:
+    """The issue's scores: exact calls, false positives, clean content."""
+    fixtures = ROOT / "tests" / "fixtures"
+    for label, path in (
+        ("dev corpus", CORPUS / "dev.jsonl"),
+        ("engine fixtures", fixtures / "engine_misses.jsonl"),
+    ):
+        cases = [json.loads(line) for line in path.read_text().splitlines() if line]
+        exact = clean_content = false_pos = 0
+        for case in cases:
+            result = auto.parse(case["raw"], catalog)
+            got = [(c.name, _by_value(c.arguments)) for c in result.calls]
+            want = [(e["name"], _by_value(e["arguments"])) for e in case["expected"]]
+            exact += got == want
+            false_pos += bool(got) and not want
+            clean_content += " ".join(result.content.split()) == " ".join(
+                case["expected_content"].split()
+            )
+        n = len(cases)
+        print(
+            f"{label} ({n} cases): exact calls {100 * exact / n:.1f}%, "
+            f"false positives {false_pos}, clean content {100 * clean_content / n:.1f}%"
+        )
+
+
 def main() -> None:
     catalog = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
     auto = resolve_dialect("auto")
     bench_corpus(auto, catalog)
+    bench_accuracy(auto, catalog)
     bench_adversarial(auto, catalog)
     bench_clean()
     bench_detector(auto, catalog)

@@ -131,6 +131,15 @@ CALL_REPLIES = {
         "Sure.\n",
         '```json\n{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}\n```',
     ),
+    "numbered ReAct labels": (
+        "",
+        "Thought 1: The user wants the light on.\nAction 1: HassTurnOn\n"
+        'Action Input 1: {"name": "Kitchen light"}',
+    ),
+    "prose then recipient header": (
+        "Sure.\n",
+        'Assistant to=functions.HassTurnOn:\n{"name": "Kitchen light"}',
+    ),
 }
 
 

@@ -204,6 +204,17 @@ def test_llama3_call_after_prose_counts() -> None:
     assert result.content == "Turning it on:"
 
 
+def test_llama3_abandoned_object_of_another_tool_stays_text() -> None:
+    """Only a retry of the same tool takes over an unclosed call object."""
+    text = (
+        'Try {"name": "HassTurnOn", "arguments": {"area": "kitchen"} then '
+        '{"name": "HassTurnOff", "arguments": {"area": "garage"}}'
+    )
+    result = parse(text, CATALOG)
+    assert _calls(result) == [("HassTurnOff", {"area": "garage"})]
+    assert result.content.startswith('Try {"name": "HassTurnOn"')
+
+
 def test_llama3_prose_json_naming_an_unknown_tool_is_text() -> None:
     text = 'This is not a tool call:\n{"name": "search", "parameters": {"q": "x"}}'
     result = parse(text, CATALOG)

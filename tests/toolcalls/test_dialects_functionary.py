@@ -110,6 +110,9 @@ def test_all_blocks_are_content(raw, content):
         # Python REPL prompts in prose
         "In Python:\n>>> print(1)\n1",
         "Functionary writes <function=NAME> tags, but no tool is needed here.",
+        # A header naming a catalog tool but no JSON after it, and one mid-line
+        "functions.HassTurnOn:\nswitches things on.",
+        'Call functions.HassTurnOn: with {"area": "kitchen"}',
     ],
 )
 def test_prose_is_not_a_call(raw):

@@ -276,6 +276,27 @@ def test_a_bad_sibling_does_not_drop_good_calls():
         assert len(result.rejected) == 1
 
 
+def test_an_unreadable_call_goes_back_and_its_siblings_run():
+    """vLLM pythonic: one call the readers cannot take keeps the readable ones;
+    the unreadable one is refused with its name, so the model hears why."""
+    raw = '[HassTurnOn(area="kitchen"), HassTurnOff(name=porch light), GetDateTime()]'
+    for result in (parse("pythonic", raw), parse_auto(raw)):
+        assert calls(result) == expect(
+            ("HassTurnOn", {"area": "kitchen"}), ("GetDateTime", {})
+        )
+        assert [r.name for r in result.rejected] == ["HassTurnOff"]
+        assert "porch light" in result.rejected[0].reason
+        assert result.content == ""
+
+
+def test_a_list_of_unreadable_prose_stays_prose():
+    raw = "[Note(this is an aside), Also(see the manual)]"
+    for result in (parse("pythonic", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert ws(result.content) == ws(raw)
+
+
 def test_malformed_list_inside_markers_is_refused_not_shown():
     """vLLM llama4_pythonic: mismatched brackets give no call (and no markup in content)."""
     result = parse("pythonic", "<|python_start|>[HassTurnOn(x=1])]<|python_end|>")

@@ -1,7 +1,6 @@
 """Issue 9's dialect misses, as engine test-suite cases adapted to our tools.
 
-Same schema as the dev corpus; every case goes through ``auto``. Two kinds
-are not handled yet and are marked xfail with the reason.
+Same schema as the dev corpus; every case goes through ``auto``.
 """
 
 from __future__ import annotations
@@ -23,23 +22,10 @@ CASES = [
     .splitlines()
     if line.strip()
 ]
-PENDING = {
-    "pylist-001": "a pythonic list with one unreadable call is refused whole",
-    "content-fence-001": "strip_react removes # Tool: lines inside a code fence",
-}
 
 
 def _params() -> list[Any]:
-    return [
-        pytest.param(
-            case,
-            id=case["id"],
-            marks=[pytest.mark.xfail(reason=PENDING[case["id"]], strict=True)]
-            if case["id"] in PENDING
-            else [],
-        )
-        for case in CASES
-    ]
+    return [pytest.param(case, id=case["id"]) for case in CASES]
 
 
 @pytest.mark.parametrize("case", _params())

@@ -54,6 +54,7 @@ def test_reasoning_forms(text: str, content: str, reasoning: str) -> None:
         ("Thought: I can answer.\nThe door is locked.", "The door is locked."),
         ("The answer.\nObservation: invented\nmore invented", "The answer."),
         ("**Final Answer:** Done.", "Done."),
+        ("Thought 1: easy\nAction 1: None\nFinal Answer 1: It is on.", "It is on."),
     ],
 )
 def test_leakage_removed(text: str, content: str) -> None:
@@ -71,10 +72,24 @@ def test_leakage_removed(text: str, content: str) -> None:
         'Your open windows are: ["kitchen", "bathroom"].',
         '```json\n{"type": "entities"}\n```',
         "Final thoughts: the plan works.",
+        "Write a call like this:\n```\n# Tool: NAME\n# Arguments: {}\n```\nThen wait.",
+        "A ReAct step looks like:\n```text\nThought: why\nAction: NAME\n"
+        'Action Input: {"area": "kitchen"}\n```\nand the result follows.',
     ],
 )
 def test_prose_survives(text: str) -> None:
     assert clean(text)[0] == text
+
+
+def test_a_fence_inside_a_scratchpad_stays_whole() -> None:
+    """Labels shown in a fence are quoted; the scratchpad around it is still cut."""
+    text = (
+        "Thought: show the syntax\nFinal Answer: Use this:\n```\nAction: NAME\n"
+        "Observation: done\n```\nThat is all."
+    )
+    assert clean(text)[0] == (
+        "Use this:\n```\nAction: NAME\nObservation: done\n```\nThat is all."
+    )
 
 
 def test_reasoning_hook() -> None:

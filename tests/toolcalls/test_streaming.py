@@ -138,6 +138,72 @@ def test_react_label_after_prose_line_is_held() -> None:
     assert released == "Let me look.\n"
 
 
+@pytest.mark.parametrize("size", [1, 2, 5, 1000])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        (
+            "Thought 1: I should switch on the kitchen light.\nAction 1: HassTurnOn\n"
+            'Action Input 1: {"name": "kitchen light"}',
+            "",
+        ),
+        (
+            "Sure.\nAction 2: HassTurnOff\nAction Input 2: {}",
+            "Sure.\n",
+        ),
+        ("Thought 1: easy.\nFinal Answer 1: It is on.", "It is on."),
+        ("**Action 1:** HassTurnOn\n**Action Input 1:** {}", ""),
+    ],
+)
+def test_numbered_react_labels_never_stream(raw: str, shown: str, size: int) -> None:
+    """The parser reads "Action 1:" as a call, so the detector holds it too."""
+    released, _ = _stream(raw, size)
+    assert released == shown
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Action 1 is done: the door is locked.",
+        "Thought experiments aside, the light is on.",
+        "Step 2: the porch light is off.",
+    ],
+)
+def test_numbered_look_alikes_are_prose(raw: str, size: int) -> None:
+    released, detector = _stream(raw, size)
+    assert released == raw
+    assert not detector.holding
+
+
+ENGINE_CALL_CASES = [
+    case
+    for case in (
+        json.loads(line)
+        for line in (Path(__file__).parent.parent / "fixtures" / "engine_misses.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+        if line.strip()
+    )
+    if case["expected"]
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 64])
+@pytest.mark.parametrize(
+    "case", ENGINE_CALL_CASES, ids=[c["id"] for c in ENGINE_CALL_CASES]
+)
+def test_engine_cases_release_only_their_content(case: dict, chunk: int) -> None:
+    """What the final parse reads as a call is never released as text: what
+    streams is a beginning of the parsed content, never call markup."""
+    released, _ = _stream(case["raw"], chunk)
+    for call in case["expected"]:
+        assert call["name"] not in released
+    assert " ".join(case["expected_content"].split()).startswith(
+        " ".join(released.split())
+    )
+
+
 def test_label_mid_sentence_is_prose() -> None:
     released, detector = _stream("Call to Action: replace the batteries.", 1)
     assert released == "Call to Action: replace the batteries."
@@ -166,6 +232,8 @@ def test_finish_releases_a_tail_that_never_became_a_marker() -> None:
         ),
         ("It is 21 degrees.<|im_end|>", "It is 21 degrees."),
         ("Done.<｜end▁of▁sentence｜>", "Done."),
+        ("The porch light is off.<SPECIAL_12>", "The porch light is off."),
+        ("I <3 <Sun> and <SPECIAL offers>.", "I <3 <Sun> and <SPECIAL offers>."),
     ],
 )
 def test_special_tokens_are_never_streamed(reply: str, shown: str) -> None:

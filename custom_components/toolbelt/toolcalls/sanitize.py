@@ -15,6 +15,7 @@ import heapq
 import re
 
 from . import reasoning as delimiters
+from .fences import find_fences
 from .finder import Finder
 from .quirks import strip_quirks
 
@@ -171,7 +172,7 @@ _REACT_LABEL = re.compile(
     # Lookahead: a label's first letter, so most lines fail before the words.
     r"^(?=[ \t*#]*[TAOF])[ \t]*(?:\*\*|#+[ \t]*)?"
     r"(Thought|Action[ \t]+Input|Action|Observation|Final[ \t]+Answer)"
-    r"(?:\*\*)?[ \t]*:(?:\*\*)?",
+    r"(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:(?:\*\*)?",
     re.M | re.I,
 )
 _TOOL_HEADER = re.compile(r"^[ \t]*#[ \t]*(?:Tool|Arguments)[ \t]*:.*$", re.M)
@@ -195,18 +196,21 @@ def _is_scratchpad(text: str) -> bool:
 
 
 _FINAL_LABEL = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?Final[ \t]+Answer(?:\*\*)?[ \t]*:(?:\*\*)?", re.M | re.I
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Final[ \t]+Answer(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:(?:\*\*)?",
+    re.M | re.I,
 )
 _OTHER_LABEL = re.compile(
     r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action|Observation)"
-    r"(?:\*\*)?[ \t]*:",
+    r"(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:",
     re.M | re.I,
 )
 _OBSERVATION = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?Observation(?:\*\*)?[ \t]*:", re.M | re.I
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?Observation(?:[ \t]+\d{1,3})?(?:\*\*)?[ \t]*:",
+    re.M | re.I,
 )
 _LABEL_LINE = re.compile(
-    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action)(?:\*\*)?[ \t]*:.*(?:\n|\Z)",
+    r"^[ \t]*(?:\*\*|#+[ \t]*)?(?:Thought|Action[ \t]+Input|Action)(?:[ \t]+\d{1,3})?"
+    r"(?:\*\*)?[ \t]*:.*(?:\n|\Z)",
     re.M | re.I,
 )
 
@@ -254,13 +258,41 @@ def strip_leakage(text: str) -> str:
     if "<" in text or "[" in text:
         text = _strip_stray(text)
     if ":" in text:
+        text, fenced = _hide_fences(text)
         text = strip_react(text)
         if "# " in text or "#T" in text or "#A" in text:
             headers = _TOOL_HEADER.findall(text)
             lowered = " ".join(headers).lower()
             if "tool" in lowered and "arguments" in lowered:
                 text = _TOOL_HEADER.sub("", text)
+        if fenced:
+            text = _FENCE_SLOT.sub(lambda m: fenced[int(m.group(1))], text)
     return text
+
+
+# A code fence stands in the text as "\ue000N\ue001" while scratchpad labels
+# are stripped: a fence that shows "# Tool:" or "Action:" syntax is quoted, not
+# leaked, so it stays whole (and its labels do not make the prose a scratchpad).
+_FENCE_SLOT = re.compile("\ue000(\\d+)\ue001")
+
+
+def _hide_fences(text: str) -> tuple[str, list[str]]:
+    """``text`` with each code fence replaced by a slot, and the fences."""
+    if ("```" not in text and "~~~" not in text) or "\ue000" in text:
+        return text, []
+    fences = find_fences(text)
+    if not fences:
+        return text, []
+    parts: list[str] = []
+    fenced: list[str] = []
+    pos = 0
+    for fence in fences:
+        parts.append(text[pos : fence.start])
+        parts.append(f"\ue000{len(fenced)}\ue001")
+        fenced.append(text[fence.start : fence.end])
+        pos = fence.end
+    parts.append(text[pos:])
+    return "".join(parts), fenced
 
 
 def tidy(text: str) -> str:

@@ -262,9 +262,18 @@ def prose_json_calls(
     call. What keeps prose safe is the shape, not the position: the value must
     name its arguments explicitly and every call in it must resolve to a
     catalog tool. Anything else (unknown tool, cut off, not a call) stays text.
+
+    Two leftovers of calls are markup too: the ``;``/``,`` between two calls,
+    and a call object the model abandoned mid-way (never closed) and wrote
+    again inside (``{"name": "x", "parameters": {{"name": "x", ...}}``): the
+    retry of the same tool spans from where the abandoned one started.
     """
     found: list[Found] = []
     pos = start
+    last_end = -1  # end of the previous call found here
+    abandoned = -1  # an unclosed call-shaped object the next call may retry
+    abandoned_name = ""
+    checks = _MAX_ABANDONED_CHECKS
     for _ in range(MAX_BLOCKS):
         match = _CALL_OPEN.search(text, pos)
         if match is None:
@@ -284,16 +293,40 @@ def prose_json_calls(
             and all(isinstance(call, ToolCall) for call in result[0])
         ):
             calls, end = result
-            found.extend(_spans(*_inline_fence(text, begin, end), calls))
-            pos = end
+            span_begin, span_end = _inline_fence(text, begin, end)
+            if abandoned >= 0 and abandoned_name == calls[0].name:
+                span_begin = abandoned
+            elif last_end >= 0 and _only_separator(text, last_end, span_begin):
+                span_begin = last_end
+            found.extend(_spans(span_begin, span_end, calls))
+            pos = last_end = end
+            abandoned = -1
             continue
         # A list that is not all calls is data: skip it whole, not element-wise.
         if text[begin] == "[":
             end = find_json_end(text, begin)
             pos = end if end > begin else match.end()
-        else:
-            pos = match.end()
+            continue
+        if abandoned < 0 and checks > 0:
+            checks -= 1
+            named = _NAMED.match(text, begin)
+            if named is not None and find_json_end(text, begin) < 0:
+                # Never closed: the same call written again inside is its retry.
+                abandoned = begin
+                abandoned_name = catalog.resolve(named.group(1)) or ""
+        pos = match.end()
     return found
+
+
+# Unclosed call objects looked at per reply (each check may read to the end).
+_MAX_ABANDONED_CHECKS = 4
+_NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
+_SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
+
+
+def _only_separator(text: str, end: int, begin: int) -> bool:
+    """Whether only a ``;`` or ``,`` (and blanks) stands between two calls."""
+    return begin - end <= 64 and _SEPARATOR.fullmatch(text, end, begin) is not None
 
 
 def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[Found]:

@@ -60,16 +60,28 @@ DEFAULT_START_MARKERS: tuple[str, ...] = (
     *REACT_LABELS,
 )
 _GAP = 16
+# Numbered scratchpad labels ("Action 1:", "Action Input 2:"), read as the
+# ReAct parser reads them; at the start of the reply or of any line.
+_NUMBERED_WORDS = r"(?:\*\*)?(?:Thought|Action[ \t]+Input|Action|Observation)"
+_NUMBERED = re.compile(
+    rf"(?i:{_NUMBERED_WORDS}[ \t]+\d{{1,3}}(?:\*\*)?[ \t]*:(?:\*\*)?)"
+)
+# A tail that may still become a numbered label ("Action 1", "Thought ").
+_NUMBERED_PARTIAL = re.compile(
+    rf"(?i:{_NUMBERED_WORDS}[ \t]+(?:In(?:p(?:u(?:t)?)?)?[ \t]*)?(?:\d{{1,3}}[ \t]*)?)"
+)
 # Characters a model may put before a call that str.strip() keeps.
 _INVISIBLE = "\ufeff\u200b\u2060"
 _LEADING = re.compile(rf"[\s{_INVISIBLE}]*")
 _INDENT = rf"[ \t{_INVISIBLE}]"
 _FINAL = re.compile(
-    rf"(?:\*\*)?Final[ \t]{{1,{_GAP}}}Answer(?:\*\*)?[ \t]{{0,{_GAP}}}:(?:\*\*)?[ \t]*",
+    rf"(?:\*\*)?Final[ \t]{{1,{_GAP}}}Answer(?:[ \t]{{1,{_GAP}}}\d{{1,3}})?(?:\*\*)?"
+    rf"[ \t]{{0,{_GAP}}}:(?:\*\*)?[ \t]*",
     re.I,
 )
 _OBSERVATION = re.compile(
-    rf"^[ \t]{{0,{_GAP}}}Observation[ \t]{{0,{_GAP}}}:", re.M | re.I
+    rf"^[ \t]{{0,{_GAP}}}Observation(?:[ \t]{{1,{_GAP}}}\d{{1,3}})?[ \t]{{0,{_GAP}}}:",
+    re.M | re.I,
 )
 # Longer than any label above without its optional tail: after a miss, only
 # this much of a scratchpad can still become part of one.
@@ -77,9 +89,15 @@ _REACT_TAIL = 2 * _GAP + 20
 
 # Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
 # dialect claims as a marker: never shown, whatever the format.
-_SPECIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>")
-_SPECIAL_OPEN = re.compile(r"<[|｜]")
-_SPECIAL_PARTIAL = re.compile(r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?")
+# ``<SPECIAL_12>``: an unnamed vocabulary slot some GGUF templates emit.
+_SPECIAL = re.compile(
+    r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>|<SPECIAL_\d{1,6}>"
+)
+_SPECIAL_OPEN = re.compile(r"<[|｜]|<SPECIAL_|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?\Z")
+_SPECIAL_PARTIAL = re.compile(
+    r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?"
+    r"|<SPECIAL_\d{0,6}|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?"
+)
 
 # Harmony (gpt-oss) message headers: the channel decides what follows, so wait
 # for the whole header: ``final`` is the answer, ``analysis`` is reasoning, and a
@@ -121,6 +139,7 @@ def _plan(
         re.compile(
             rf"(?m)^{_INDENT}{{0,{_GAP}}}("
             + "|".join(re.escape(m) for m in line_list)
+            + ("|" + _NUMBERED.pattern if lines & set(REACT_LABELS) else "")
             + ")"
         )
         if line_list
@@ -322,7 +341,8 @@ class StreamDetector:
             line = self._line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
             out.append(buf[: line.start()])
-            if line.group(1) not in LINE_MARKERS:
+            label = line.group(1)
+            if label not in LINE_MARKERS and not _NUMBERED.fullmatch(label):
                 # A call start on a line of its own: the rest waits for the parse.
                 self._mode = _HOLD
                 self._buf = ""
@@ -378,7 +398,9 @@ class StreamDetector:
                 tail = buf[line_start:cut].lstrip(" \t" + _INVISIBLE)
                 indent = cut - line_start - len(tail)
                 if indent <= _GAP and (
-                    tail in self._line_prefixes or (not tail and line_start < cut)
+                    tail in self._line_prefixes
+                    or (not tail and line_start < cut)
+                    or _NUMBERED_PARTIAL.fullmatch(tail)
                 ):
                     cut = line_start  # the new line may begin a label
         if self._at_start and not buf[:cut].strip():

@@ -12,17 +12,21 @@ guessed.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..jsonrepair import LooseJSONError, loads_loose
 from ..pycall import PyCallError, parse_python_calls
 
-__all__ = ["lenient_python_calls"]
+__all__ = ["UnreadableCall", "lenient_python_calls", "salvage_python_calls"]
 
 _NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # What may follow a closing quote: the end of the call, or the next argument.
 _ARG_END = re.compile(r"\s*(?:\)|,\s*(?:[A-Za-z_]\w*\s*=(?!=)|['\"\[{\d-]|\)))")
+# Brackets, complete string literals, or a lone quote (an unterminated string).
+_BRACKET_TOKEN = re.compile(
+    r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{}'"]""", re.S
+)
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {
     "n": "\n",
@@ -159,3 +163,75 @@ def lenient_python_calls(source: str) -> list[tuple[str, dict[str, Any], list[An
     if not calls:
         raise PyCallError("no call")
     return calls
+
+
+class UnreadableCall(NamedTuple):
+    """A call in a list that could not be read, and why."""
+
+    name: str
+    error: PyCallError
+
+
+def salvage_python_calls(
+    source: str,
+) -> list[tuple[str, dict[str, Any], list[Any]] | UnreadableCall]:
+    """Each call of a ``[f(...), g(...)]`` list read on its own.
+
+    For a list the other readers refuse whole: a call that cannot be read
+    becomes an ``UnreadableCall`` and the scan goes on after its closing ``)``,
+    so one slip (``name=porch light``) does not lose the good calls. Raises
+    ``PyCallError`` when the list's shape itself cannot be followed.
+    """
+    src = source.strip()
+    if len(src) > 100_000:
+        raise PyCallError("oversized")
+    if src.startswith("[") and src.endswith("]"):
+        src = src[1:-1]
+    calls: list[tuple[str, dict[str, Any], list[Any]] | UnreadableCall] = []
+    pos = 0
+    while True:
+        while pos < len(src) and src[pos] in " \t\r\n,;":
+            pos += 1
+        if pos >= len(src):
+            break
+        head = _NAME.match(src, pos)
+        if head is None:
+            raise PyCallError("not a call")
+        end = _call_end(src, head.end() - 1)
+        if end < 0:
+            raise PyCallError("the call is never closed")
+        try:
+            strict = parse_python_calls(src[pos:end])
+        except PyCallError:
+            try:
+                call, _ = _call(src[pos:end], 0)
+            except PyCallError as err:
+                calls.append(UnreadableCall(head.group(1), err))
+            else:
+                calls.append(call)
+        else:
+            calls.extend(strict)
+        pos = end
+    return calls
+
+
+def _call_end(src: str, paren: int) -> int:
+    """Index just past the ``)`` closing ``src[paren]``; -1 if never closed.
+
+    Strings (with escapes) are skipped, so brackets inside them do not count;
+    a quote that never closes means the call is never closed.
+    """
+    depth = 0
+    for token in _BRACKET_TOKEN.finditer(src, paren):
+        kind = token.group(0)
+        if kind in "([{":
+            depth += 1
+        elif kind in ")]}":
+            depth -= 1
+            if depth == 0:
+                return token.end()
+            if depth < 0:
+                return -1
+        elif len(kind) == 1:  # a quote that never closes
+            return -1
+    return -1

@@ -42,10 +42,14 @@ __all__ = ["FunctionaryDialect"]
 
 _V31 = re.compile(r"<function=([A-Za-z_][\w.\-]*)>")
 _RECIPIENT = re.compile(r"[A-Za-z_][\w.\-]*")
-# llama-cpp-python's chatml-function-calling and Functionary v2 without their
-# special tokens: a role line naming the recipient, then the JSON arguments.
+# Functionary v1/v2 as llama-cpp-python prompts them (the reply completes the
+# role line "assistant to=functions.NAME:"), and its chatml-function-calling
+# ("functions.NAME:" at the start of a line, or right after the previous
+# call's arguments, as its template joins them): a header naming the tool,
+# then the JSON arguments.
 _TO_HEADER = re.compile(
-    r"^[ \t]*(?:<\|im_start\|>)?assistant[ \t]+to=functions\.([A-Za-z_][\w.\-]*)[ \t]*:",
+    r"(?:^|(?<=\}))[ \t]*(?:(?:<\|im_start\|>)?assistant[ \t]+to=)?"
+    r"functions\.([A-Za-z_][\w.\-]*)[ \t]*:",
     re.M | re.I,
 )
 # "all" blocks (text for the user): the header goes, the text stays.
@@ -74,7 +78,7 @@ def _json_call(
 
 
 def _to_headers(text: str, catalog: Catalog) -> list[Found]:
-    """``assistant to=functions.NAME:`` followed by a JSON arguments object."""
+    """``[assistant to=]functions.NAME:`` followed by a JSON arguments object."""
     found: list[Found] = []
     for match in _TO_HEADER.finditer(text):
         if len(found) >= MAX_BLOCKS:
@@ -96,12 +100,21 @@ class FunctionaryDialect(Dialect):
 
     name = "functionary"
     markers = ("<function=", ">>>", "to=functions.")
-    start_markers = (">>>", "all\n")
-    triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "to=functions.")
+    # The role line of a recipient header is held from its first word, at the
+    # start of the reply or of any line, so "assistant" is never spoken.
+    start_markers = (
+        ">>>",
+        "all\n",
+        "assistant to=functions.",
+        "Assistant to=functions.",
+        "ASSISTANT to=functions.",
+        "functions.",
+    )
+    triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "functions.")
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._v31(text, catalog)
-        if "to=functions." in text:
+        if "functions." in text:
             found += _to_headers(text, catalog)
         if not any(isinstance(f.call, ToolCall) for f in found):
             found += self._v32(text, catalog)

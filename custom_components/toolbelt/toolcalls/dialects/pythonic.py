@@ -30,7 +30,9 @@ from ._markup import (
     too_many,
 )
 from ._pylenient import (
+    UnreadableCall,
     lenient_python_calls,
+    salvage_python_calls,
 )
 from .base import Dialect
 
@@ -92,13 +94,28 @@ def python_calls(
 ) -> list[ToolCall | RejectedCall]:
     """Calls from Python call syntax; raises ``PyCallError`` if it is not that.
 
-    Strict ``ast`` first; the forgiving reader only when that fails.
+    Strict ``ast`` first; the forgiving reader only when that fails; then each
+    call of the list on its own, when at least one of them is a readable call
+    to a catalog tool: the unreadable ones are refused with their reason and
+    the good ones kept (one slip does not lose the whole list).
     """
+    result: list[ToolCall | RejectedCall] = []
     try:
         parsed = parse_python_calls(source)
     except PyCallError:
-        parsed = lenient_python_calls(source)
-    result: list[ToolCall | RejectedCall] = []
+        try:
+            parsed = lenient_python_calls(source)
+        except PyCallError as err:
+            items = _salvaged(catalog, source)
+            if items is None:
+                raise err from None
+            parsed = []
+            for item in items:
+                if isinstance(item, UnreadableCall):
+                    reason = f"cannot read the call: {item.error}"
+                    result.append(RejectedCall(name=item.name, raw=raw, reason=reason))
+                else:
+                    parsed.append(item)
     for name, kwargs, positional in parsed:
         if not _json_safe([kwargs, positional]):
             reason = "argument values must be plain literals (text, numbers, lists)"
@@ -114,6 +131,21 @@ def python_calls(
             continue
         result.append(make_call(catalog, name, args, raw=raw, coerce=coerce))
     return result
+
+
+def _salvaged(
+    catalog: Catalog, source: str
+) -> list[tuple[str, dict[str, Any], list[Any]] | UnreadableCall] | None:
+    """The list call by call, if that keeps a call to a catalog tool; else None."""
+    try:
+        items = salvage_python_calls(source)
+    except PyCallError:
+        return None
+    good = any(
+        not isinstance(item, UnreadableCall) and catalog.resolve(item[0]) is not None
+        for item in items
+    )
+    return items if good else None
 
 
 def _truncated(raw: str) -> RejectedCall:
