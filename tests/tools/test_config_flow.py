@@ -17,10 +17,13 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.toolbelt.tools.const import (
     CONF_FETCH_ALLOW_LIST,
     CONF_FETCH_MAX_CHARS,
+    CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
     CONF_MCP_TOOL_STORE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
+    CONF_MODEL_SWITCHING,
+    CONF_PROFILE_IN_PROMPT,
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
@@ -108,6 +111,11 @@ async def test_searxng_is_tested_then_saved(
         CONF_FETCH_ALLOW_LIST: ["wiki.lan", "192.168.1.0/24"],
         CONF_SEARCH_URL: server.url,
         CONF_SHARED_MEMORY_EDITORS: "admins",  # the default: only administrators
+        # The defaults: a month of history, the profile in the prompt, and no
+        # model switching.
+        CONF_HISTORY_DAYS: 30,
+        CONF_PROFILE_IN_PROMPT: True,
+        CONF_MODEL_SWITCHING: "off",
     }
 
 

@@ -468,6 +468,23 @@ def async_get_tools_diagnostics(hass: HomeAssistant) -> dict[str, Any]:
     }
 
 
+async def async_get_store_counts(hass: HomeAssistant) -> dict[str, Any]:
+    """How much the database keeps, as counts only: never a turn or an attribute."""
+    hub = hass.data.get(DATA_TOOLS)
+    if hub is None:
+        return {}
+    stores = hub.stores()
+    try:
+        return {
+            "history": await stores.history.counts(),
+            "profiles": {"users": await stores.profiles.count_users()},
+            "persona_notes": await stores.persona.count(),
+            "history_days": hub.settings().history_days,
+        }
+    except ToolError as err:
+        return {"error": str(err)}
+
+
 def drop_redundant_time(tools: Iterable[llm.Tool]) -> list[llm.Tool]:
     """Remove our 'time' tool when HA's GetDateTime is also offered."""
     tools = list(tools)
@@ -488,6 +505,7 @@ __all__ = [
     "ToolbeltAPIInstance",
     "ToolbeltLlmTool",
     "ToolbeltToolsAPI",
+    "async_get_store_counts",
     "async_get_tools_diagnostics",
     "async_get_turn_record",
     "async_record_call",

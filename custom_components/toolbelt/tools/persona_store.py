@@ -108,6 +108,14 @@ class PersonaStore:
 
         return await self._db.run(run)
 
+    async def count(self) -> int:
+        """How many notes all agents have (for diagnostics)."""
+
+        def run(conn: sqlite3.Connection) -> int:
+            return conn.execute("SELECT count(*) FROM persona_notes").fetchone()[0]
+
+        return await self._db.run(run)
+
 
 def persona_line(notes: list[Note]) -> str:
     """One stable line for the system prompt; empty when there are no notes."""
