@@ -61,9 +61,10 @@ class Turn:
 class HistoryStore:
     """Record, search, list and forget turns of one owner at a time."""
 
-    def __init__(self, db: SqliteDatabase) -> None:
-        """Register the history tables on the shared database."""
+    def __init__(self, db: SqliteDatabase, max_turns: int = MAX_HISTORY_TURNS) -> None:
+        """Register the history tables; max_turns is the cap per owner."""
         self._db = db
+        self._max_turns = max_turns
         db.register_schema(_SCHEMA)
 
     async def record(
@@ -81,7 +82,11 @@ class HistoryStore:
         """
         now = datetime.now(UTC)
         created = now.isoformat(timespec="seconds")
-        cutoff = (now - timedelta(days=retention_days)).isoformat(timespec="seconds")
+        cutoff = (
+            (now - timedelta(days=retention_days)).isoformat(timespec="seconds")
+            if retention_days > 0
+            else None  # 0 days: keep nothing
+        )
         user_text = _clip(user_text, MAX_USER_TEXT)
         answer = _clip(answer, MAX_ANSWER)
         names = ",".join(dict.fromkeys(t for t in tools if t))
@@ -96,7 +101,7 @@ class HistoryStore:
                         (owner, created, user_text, answer, names),
                     )
                     new_id = cur.lastrowid
-                purged = _purge(conn, owner, cutoff)
+                purged = _purge(conn, owner, cutoff, self._max_turns)
             if purged:
                 wipe_freed_pages(conn, "history_fts")
             return new_id
@@ -179,13 +184,18 @@ class HistoryStore:
         return await self._db.run(run)
 
 
-def _purge(conn: sqlite3.Connection, owner: str | None, cutoff: str) -> int:
-    """Drop turns older than cutoff (everyone's) and the owner's beyond the cap."""
+def _purge(
+    conn: sqlite3.Connection, owner: str | None, cutoff: str | None, cap: int
+) -> int:
+    """Drop turns older than cutoff (everyone's; all when None) and the owner's
+    beyond the cap."""
+    if cutoff is None:
+        return conn.execute("DELETE FROM history").rowcount
     old = conn.execute("DELETE FROM history WHERE created < ?", (cutoff,)).rowcount
     over = conn.execute(
         "DELETE FROM history WHERE owner IS :owner AND id NOT IN ("
         "SELECT id FROM history WHERE owner IS :owner ORDER BY id DESC LIMIT :cap)",
-        {"owner": owner, "cap": MAX_HISTORY_TURNS},
+        {"owner": owner, "cap": cap},
     ).rowcount
     return old + over
 
