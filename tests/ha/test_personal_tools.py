@@ -10,6 +10,9 @@ from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import device_registry as dr, llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.components.diagnostics import (
+    get_diagnostics_for_config_entry,
+)
 
 from custom_components.toolbelt.compat import unwrap_tool_result
 from custom_components.toolbelt.const import (
@@ -100,7 +103,11 @@ async def unload(hass: HomeAssistant, entry: MockConfigEntry) -> None:
 
 
 async def test_turns_are_recorded_without_tool_payloads_and_found_later(
-    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    hass_admin_user,
+    hass_client,
 ) -> None:
     """A finished turn keeps the words, the answer and tool names; not results."""
     entry = await add_toolbelt(hass, openai_server)
@@ -145,6 +152,13 @@ async def test_turns_are_recorded_without_tool_payloads_and_found_later(
     openai_server.reply_text("Nothing yet.")
     await converse(hass, "what did we talk about?")
     assert tool_result(openai_server, 5) == "No past conversations are recorded yet."
+    # Diagnostics count what is kept and show none of it.
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, entry)
+    assert diag["stored"]["history"] == {"turns": 3, "shared_turns": 1, "users": 1}
+    assert diag["stored"]["history_days"] == 30
+    dumped = json.dumps(diag)
+    assert "Which birds do I like?" not in dumped
+    assert "sea birds" not in dumped
     await unload(hass, entry)
 
 
