@@ -50,7 +50,7 @@ from .const import (
     MAX_TOOL_CALLS_PER_TURN,
     SUBENTRY_CONVERSATION,
 )
-from .entry import ToolbeltConfigEntry
+from .entry import ToolbeltConfigEntry, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import chat_log_messages, recorded_result
@@ -68,6 +68,7 @@ from .loop import (
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
+from .tools.turn_history import async_record_turn
 
 
 async def async_setup_entry(
@@ -171,13 +172,16 @@ class ToolbeltAgent(conversation.ConversationEntity):
         """Run one turn and answer from the ChatLog."""
         options = self.subentry.data
         try:
-            await chat_log.async_provide_llm_data(
-                user_input.as_llm_context(DOMAIN),
-                options.get(CONF_LLM_HASS_API),
-                options.get(CONF_PROMPT),
-                user_input.extra_system_prompt,
-            )
-            await self._async_run_turn(user_input, chat_log)
+            # Our tools learn which agent calls them (model, self, prompt lines).
+            with agent_turn(self.hass, self.entry, self.subentry):
+                await chat_log.async_provide_llm_data(
+                    user_input.as_llm_context(DOMAIN),
+                    options.get(CONF_LLM_HASS_API),
+                    options.get(CONF_PROMPT),
+                    user_input.extra_system_prompt,
+                )
+                await self._async_run_turn(user_input, chat_log)
+                async_record_turn(self.hass, user_input, chat_log)
         except conversation.ConverseError as err:
             return err.as_conversation_result()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)

@@ -12,7 +12,7 @@ from homeassistant.core import HomeAssistant
 
 from .entry import ToolbeltConfigEntry
 from .redaction import redact
-from .tools.api import async_get_tools_diagnostics
+from .tools.api import async_get_store_counts, async_get_tools_diagnostics
 
 
 async def async_get_config_entry_diagnostics(
@@ -42,5 +42,6 @@ async def async_get_config_entry_diagnostics(
                 },
             },
             "tools": async_get_tools_diagnostics(hass),
+            "stored": await async_get_store_counts(hass),
         }
     )

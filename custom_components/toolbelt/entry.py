@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeassistant.config_entries import ConfigEntry
+from homeassistant.config_entries import ConfigEntry, ConfigSubentry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
@@ -16,6 +18,7 @@ from .backend.openai_compat import OpenAICompatBackend
 from .client import async_create_backend
 from .const import CONF_BASE_URL, CONNECT_TIMEOUT, LOGGER
 from .server_names import address
+from .tools.agents import AgentRef, calling_agent_turn
 from .tools.api import async_setup_tools_api
 
 PLATFORMS = [Platform.AI_TASK, Platform.CONVERSATION]
@@ -31,6 +34,10 @@ class ToolbeltRuntime:
     # Agents remember per-agent facts here (e.g. "this server rejects the tool
     # role") so a reload starts clean but turns don't rediscover them.
     agent_state: dict[str, Any] = field(default_factory=dict)
+    # A reload asked for during a turn (the model tool saved a new model) waits
+    # until no turn is running, so no turn loses its agent or database midway.
+    active_turns: int = 0
+    reload_pending: bool = False
 
 
 type ToolbeltConfigEntry = ConfigEntry[ToolbeltRuntime]
@@ -65,5 +72,28 @@ async def async_unload_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) ->
 async def _async_update_listener(
     hass: HomeAssistant, entry: ToolbeltConfigEntry
 ) -> None:
-    """Subentry or connection changes take effect through a reload."""
+    """Subentry or connection changes take effect through a reload, after any turn."""
+    runtime = entry.runtime_data
+    if runtime.active_turns:
+        runtime.reload_pending = True
+        return
     await hass.config_entries.async_reload(entry.entry_id)
+
+
+@contextmanager
+def agent_turn(
+    hass: HomeAssistant, entry: ToolbeltConfigEntry, subentry: ConfigSubentry
+) -> Iterator[None]:
+    """One turn of an agent: our tools know the agent, and reloads wait for it."""
+    runtime = entry.runtime_data
+    runtime.active_turns += 1
+    try:
+        with calling_agent_turn(
+            AgentRef(entry.entry_id, subentry.subentry_id, subentry.title)
+        ):
+            yield
+    finally:
+        runtime.active_turns -= 1
+        if not runtime.active_turns and runtime.reload_pending:
+            runtime.reload_pending = False
+            hass.config_entries.async_schedule_reload(entry.entry_id)

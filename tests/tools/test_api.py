@@ -119,8 +119,16 @@ async def test_registered_with_schemas_from_our_tools(
     api = await llm.async_get_api(hass, API_ID, llm_context())
     assert api.api.name == "Toolbelt tools"
     assert "memory" in api.api_prompt
-    # No search backend configured: no search tool offered.
-    assert [t.name for t in api.tools] == ["memory", "web_fetch", "time"]
+    # No search backend configured: no search tool offered; not a Toolbelt
+    # agent's turn: no 'self' tool.
+    assert [t.name for t in api.tools] == [
+        "memory",
+        "history",
+        "profile",
+        "web_fetch",
+        "model",
+        "time",
+    ]
     memory = api.tools[0]
     rendered = tool_parameters(memory)
     assert rendered["required"] == ["action"]
@@ -140,7 +148,14 @@ async def test_registered_with_schemas_from_our_tools(
     assert all(getattr(t, "is_device_command", None) is False for t in api.tools)
     assert memory.is_read_only_call({"action": "search"})
     assert not memory.is_read_only_call({"action": "store", "content": "x"})
-    assert api.tools[1].is_read_only_call({"url": "https://e.org"})
+    fetch = next(t for t in api.tools if t.name == "web_fetch")
+    assert fetch.is_read_only_call({"url": "https://e.org"})
+    by_name = {t.name: t for t in api.tools}
+    assert by_name["history"].is_read_only_call({"action": "recent"})
+    assert not by_name["history"].is_read_only_call({"action": "forget"})
+    assert by_name["model"].is_read_only_call({"action": "list"})
+    assert not by_name["model"].is_read_only_call({"action": "switch"})
+    assert not by_name["profile"].is_read_only_call({"action": "set"})
 
 
 async def test_memory_found_in_a_later_conversation(
@@ -266,7 +281,15 @@ async def test_search_then_fetch_share_numbered_references(
     )
     context = llm_context()
     api = await llm.async_get_api(hass, API_ID, context)
-    assert [t.name for t in api.tools] == ["memory", "search", "web_fetch", "time"]
+    assert [t.name for t in api.tools] == [
+        "memory",
+        "history",
+        "profile",
+        "search",
+        "web_fetch",
+        "model",
+        "time",
+    ]
 
     found = await api.async_call_tool(
         llm.ToolInput(tool_name="search", tool_args={"query": "eclipse", "kind": "web"})

@@ -17,10 +17,13 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.toolbelt.tools.const import (
     CONF_FETCH_ALLOW_LIST,
     CONF_FETCH_MAX_CHARS,
+    CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
     CONF_MCP_TOOL_STORE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
+    CONF_MODEL_SWITCHING,
+    CONF_PROFILE_IN_PROMPT,
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
@@ -108,6 +111,11 @@ async def test_searxng_is_tested_then_saved(
         CONF_FETCH_ALLOW_LIST: ["wiki.lan", "192.168.1.0/24"],
         CONF_SEARCH_URL: server.url,
         CONF_SHARED_MEMORY_EDITORS: "admins",  # the default: only administrators
+        # The defaults: a month of history, the profile in the prompt, and no
+        # model switching.
+        CONF_HISTORY_DAYS: 30,
+        CONF_PROFILE_IN_PROMPT: True,
+        CONF_MODEL_SWITCHING: "off",
     }
 
 
@@ -247,6 +255,53 @@ async def test_nobody_may_change_shared_memories_is_offered_and_saved(
         k for k in again["data_schema"].schema if k == CONF_SHARED_MEMORY_EDITORS
     )
     assert key.default() == "nobody"
+
+
+async def test_history_profile_and_model_switching_are_saved_and_shown_again(
+    hass: HomeAssistant,
+) -> None:
+    """The three new settings have labels, are saved, and come back on reconfigure."""
+    entry = _entry(hass)
+    result = await _start(hass, entry)
+    schema = {str(k): v for k, v in result["data_schema"].schema.items()}
+    assert schema[CONF_MODEL_SWITCHING].config["options"] == ["off", "admins", "anyone"]
+    labels = await translation.async_get_translations(hass, "en", "selector", [DOMAIN])
+    prefix = f"component.{DOMAIN}.selector.model_switching.options"
+    assert labels[f"{prefix}.admins"] == "Administrators only"
+    fields = await translation.async_get_translations(
+        hass, "en", "config_subentries", [DOMAIN]
+    )
+    step = f"component.{DOMAIN}.config_subentries.tools.step.backends"
+    for key in (CONF_HISTORY_DAYS, CONF_PROFILE_IN_PROMPT, CONF_MODEL_SWITCHING):
+        assert f"{step}.data.{key}" in fields
+        assert f"{step}.data_description.{key}" in fields
+
+    result = await _configure(
+        hass,
+        result["flow_id"],
+        _backends(
+            **{
+                CONF_SEARCH_BACKEND: "none",
+                CONF_HISTORY_DAYS: 7.0,  # the UI's number box sends a float
+                CONF_PROFILE_IN_PROMPT: False,
+                CONF_MODEL_SWITCHING: "admins",
+            }
+        ),
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"][CONF_HISTORY_DAYS] == 7
+    assert result["data"][CONF_PROFILE_IN_PROMPT] is False
+    assert result["data"][CONF_MODEL_SWITCHING] == "admins"
+
+    subentry = next(iter(entry.subentries.values()))
+    again = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_TYPE_TOOLS),
+        context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry.subentry_id},
+    )
+    defaults = {str(k): k.default() for k in again["data_schema"].schema}
+    assert defaults[CONF_HISTORY_DAYS] == 7
+    assert defaults[CONF_PROFILE_IN_PROMPT] is False
+    assert defaults[CONF_MODEL_SWITCHING] == "admins"
 
 
 async def test_defaults_need_no_search_url(hass: HomeAssistant) -> None:

@@ -58,9 +58,55 @@ _alias(
     "get_memories",
     "retrieve_memory",
     "retrieve_memories",
+)
+# Past conversations: the history tool where offered, else what memory can recall.
+_alias(
+    ("history", *_MEMORY_SEARCH),
     "retrieve_conversation_history",
     "search_history",
 )
+_alias(
+    ("history",),
+    "history_search",
+    "search_conversations",
+    "get_recent_history",
+    "recent_history",
+    "get_conversation_history",
+    "forget_history",
+    "delete_history",
+    "history_forget",
+)
+_alias(
+    ("profile",),
+    "get_user_profile",
+    "get_profile",
+    "user_profile",
+    "set_user_attribute",
+    "set_profile",
+    "update_profile",
+    "delete_user_attribute",
+    "delete_profile_attribute",
+)
+_alias(
+    ("self",),
+    "bot_trait",
+    "set_my_trait",
+    "add_trait",
+    "get_my_traits",
+    "get_persona",
+)
+_alias(
+    ("model",),
+    "list_models",
+    "get_models",
+    "available_models",
+    "get_current_model",
+    "current_model",
+    "switch_model",
+    "change_model",
+    "set_model",
+)
+_alias(("search",), "reddit_search", "search_reddit", "reddit")
 _alias(
     _MEMORY_STORE,
     "store_memory",

@@ -55,6 +55,56 @@ LEGACY_TOOL_NAMES: Mapping[str, tuple[str, Mapping[str, str]]] = {
         )
     },
     **{
+        name: ("history", {"action": "search"})
+        for name in ("search_history", "history_search", "search_conversations")
+    },
+    **{
+        name: ("history", {"action": "recent"})
+        for name in (
+            "get_recent_history",
+            "recent_history",
+            "retrieve_conversation_history",
+            "get_conversation_history",
+        )
+    },
+    **{
+        name: ("history", {"action": "forget"})
+        for name in ("forget_history", "delete_history", "history_forget")
+    },
+    **{
+        name: ("profile", {"action": "get"})
+        for name in ("get_user_profile", "get_profile", "user_profile")
+    },
+    **{
+        name: ("profile", {"action": "set"})
+        for name in ("set_user_attribute", "set_profile", "update_profile")
+    },
+    **{
+        name: ("profile", {"action": "delete"})
+        for name in ("delete_user_attribute", "delete_profile_attribute")
+    },
+    **{
+        name: ("self", {"action": "add"})
+        for name in ("bot_trait", "set_my_trait", "add_trait")
+    },
+    **{name: ("self", {"action": "get"}) for name in ("get_my_traits", "get_persona")},
+    **{
+        name: ("model", {"action": "list"})
+        for name in ("list_models", "get_models", "available_models")
+    },
+    **{
+        name: ("model", {"action": "current"})
+        for name in ("get_current_model", "current_model")
+    },
+    **{
+        name: ("model", {"action": "switch"})
+        for name in ("switch_model", "change_model", "set_model")
+    },
+    **{
+        name: ("search", {"action": "reddit"})
+        for name in ("reddit_search", "search_reddit", "reddit")
+    },
+    **{
         name: ("search", {"action": "web"})
         for name in (
             "web_search",

@@ -12,7 +12,9 @@ from typing import Any
 from ..toolcalls.legacy import LEGACY_TOOL_NAMES
 from .const import API_NAME
 
-CANONICAL_NAMES = frozenset({"memory", "search", "web_fetch", "time"})
+CANONICAL_NAMES = frozenset(
+    {"memory", "history", "profile", "self", "search", "web_fetch", "model", "time"}
+)
 # HA's merged API prefixes tool names with the slugified API name and "__".
 NAMESPACE_PREFIX = API_NAME.lower().replace(" ", "-") + "__"
 

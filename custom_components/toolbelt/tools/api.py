@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import time
 from typing import Any
 
+from homeassistant.auth.models import User
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import Event, HomeAssistant, callback
@@ -23,7 +24,9 @@ from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
 from .. import compat
+from ..const import LOGGER
 from ..outside_data import RULE as OUTSIDE_RULE
+from .agents import AgentRef, calling_agent
 from .aliases import resolve_tool_call, should_offer_time
 from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
@@ -38,8 +41,14 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .context import ToolContext
+from .errors import ToolError
+from .history_store import HistoryStore
 from .memory.sqlite import SqliteMemory
-from .services import ToolServices, ToolSettings
+from .persona_store import PersonaStore, persona_line
+from .personal_tools import SELF_TOOL
+from .profile_store import ProfileStore, profile_line
+from .services import Stores, ToolServices, ToolSettings
+from .sqlite_db import SqliteDatabase
 from .tool import Tool, ToolOutcome
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
@@ -48,18 +57,34 @@ DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Who a turn's tool calls act for: the HA user and what they may change."""
+    """Who a turn's tool calls act for: the HA user, the agent, what they may change."""
 
     user_id: str | None
     may_change_shared: bool = True
+    is_admin: bool = False
+    agent: AgentRef | None = None
+    """The Toolbelt agent running the turn; None for any other HA agent."""
 
 
 # tool -> (read_only, open_world), for HA versions that annotate tools.
 TOOL_HINTS = {
     "memory": (False, False),
+    "history": (False, False),
+    "profile": (False, False),
+    "self": (False, False),
     "search": (True, True),
     "web_fetch": (True, True),
+    "model": (False, False),
     "time": (True, False),
+}
+# Actions that only read; any other action of these tools writes. Tools not
+# listed only read.
+READ_ACTIONS = {
+    "memory": frozenset({"search"}),
+    "history": frozenset({"search", "recent"}),
+    "profile": frozenset({"get"}),
+    "self": frozenset({"get"}),
+    "model": frozenset({"list", "current"}),
 }
 
 PROMPT_MEMORY = (
@@ -71,6 +96,10 @@ PROMPT_WEB = (
     "read a page; cite sources as [n]."
 )
 PROMPT_FETCH = "Use `web_fetch` to read a page the user names; cite it as [n]."
+PROMPT_PERSONAL = (
+    "Use `history` when the user refers to an earlier conversation and `profile` "
+    "to keep lasting facts about the user themselves."
+)
 
 
 class ToolsHub:
@@ -83,7 +112,9 @@ class ToolsHub:
         self.traces = TraceLog(secrets=lambda: self.settings().secrets)
         self.unregister_api: Callable[[], None] | None = None
         self._services: ToolServices | None = None
+        self._db: SqliteDatabase | None = None
         self._sqlite: SqliteMemory | None = None
+        self._stores: Stores | None = None
         # Close the memory file even if HA stops without unloading the entry.
         self._unsub_stop = hass.bus.async_listen_once(
             EVENT_HOMEASSISTANT_STOP, self._async_on_stop
@@ -108,22 +139,41 @@ class ToolsHub:
             memory = None
             if settings.memory_backend == MEMORY_SQLITE:
                 if self._sqlite is None:
-                    self._sqlite = SqliteMemory(
-                        self.hass.config.path(MEMORY_DB_FILENAME)
-                    )
+                    self._sqlite = SqliteMemory(self.database())
                 memory = self._sqlite
-            self._services = ToolServices(self.hass, settings, memory=memory)
+            self._services = ToolServices(
+                self.hass, settings, memory=memory, stores=self.stores()
+            )
         return self._services
 
+    def database(self) -> SqliteDatabase:
+        """The one SQLite file (memory, history, profiles, persona notes)."""
+        if self._db is None:
+            self._db = SqliteDatabase(self.hass.config.path(MEMORY_DB_FILENAME))
+        return self._db
+
+    def stores(self) -> Stores:
+        """History, profiles and persona notes on the shared database."""
+        if self._stores is None:
+            db = self.database()
+            self._stores = Stores(
+                history=HistoryStore(db),
+                profiles=ProfileStore(db),
+                persona=PersonaStore(db),
+            )
+        return self._stores
+
     async def async_close(self) -> None:
-        """Close the memory store (its thread and connection)."""
+        """Close the database (its thread and connection)."""
         if self._unsub_stop is not None:
             self._unsub_stop()
             self._unsub_stop = None
         self._services = None
-        if self._sqlite is not None:
-            await self._sqlite.async_close()
-            self._sqlite = None
+        self._sqlite = None
+        self._stores = None
+        if self._db is not None:
+            await self._db.async_close()
+            self._db = None
 
 
 class ToolbeltToolsAPI(llm.API):
@@ -142,26 +192,33 @@ class ToolbeltToolsAPI(llm.API):
         turn = self.hub.traces.turn(context.id if context else ulid_now())
         user_id = context.user_id if context else None
         services = self.hub.services()
+        user = await self.hass.auth.async_get_user(user_id) if user_id else None
+        agent = calling_agent(llm_context)
         caller = Caller(
             user_id,
-            may_change_shared=await self._may_change_shared(
-                user_id, services.settings.shared_memory_editors
+            may_change_shared=_may_change_shared(
+                user, services.settings.shared_memory_editors
             ),
+            is_admin=user is not None and user.is_admin,
+            agent=agent,
         )
         tools: list[llm.Tool] = [
             ToolbeltLlmTool(tool, self.hub, turn, caller)
             for tool in ALL_TOOLS
-            if tool is not SEARCH_TOOL or services.search is not None
+            if (tool is not SEARCH_TOOL or services.search is not None)
+            and (tool is not SELF_TOOL or agent is not None)
         ]
+        prompt = [
+            PROMPT_MEMORY,
+            PROMPT_PERSONAL,
+            PROMPT_WEB if services.search else PROMPT_FETCH,
+            OUTSIDE_RULE,
+        ]
+        if agent is not None:
+            prompt.extend(await self._personal_lines(services, user_id, agent))
         return ToolbeltAPIInstance(
             api=self,
-            api_prompt=" ".join(
-                (
-                    PROMPT_MEMORY,
-                    PROMPT_WEB if services.search else PROMPT_FETCH,
-                    OUTSIDE_RULE,
-                )
-            ),
+            api_prompt=" ".join(prompt),
             llm_context=llm_context,
             tools=tools,
             turn=turn,
@@ -169,16 +226,40 @@ class ToolbeltToolsAPI(llm.API):
             caller=caller,
         )
 
-    async def _may_change_shared(self, user_id: str | None, editors: str) -> bool:
-        """Whether this conversation may update or delete shared memories."""
-        if editors == EDITORS_ANYONE:
-            return True
-        if editors == EDITORS_NOBODY:
-            return False
-        user = await self.hass.auth.async_get_user(user_id) if user_id else None
-        if editors == EDITORS_USERS:
-            return user is not None
-        return user is not None and user.is_admin
+    async def _personal_lines(
+        self, services: ToolServices, user_id: str | None, agent: AgentRef
+    ) -> list[str]:
+        """The profile and persona lines for a Toolbelt agent's system prompt.
+
+        Built only from stored rows in a fixed order, so they are the same bytes
+        every turn until the profile or the notes change. A database error leaves
+        them out rather than failing the turn.
+        """
+        stores = services.stores
+        try:
+            attributes = (
+                await stores.profiles.get(user_id)
+                if user_id and services.settings.profile_in_prompt
+                else {}
+            )
+            notes = await stores.persona.get(agent.subentry_id)
+        except ToolError as err:
+            LOGGER.warning("Toolbelt could not read the profile or notes: %s", err)
+            return []
+        return [
+            line for line in (profile_line(attributes), persona_line(notes)) if line
+        ]
+
+
+def _may_change_shared(user: User | None, editors: str) -> bool:
+    """Whether this conversation may update or delete shared memories."""
+    if editors == EDITORS_ANYONE:
+        return True
+    if editors == EDITORS_NOBODY:
+        return False
+    if editors == EDITORS_USERS:
+        return user is not None
+    return user is not None and user.is_admin
 
 
 @dataclass(kw_only=True)
@@ -238,11 +319,13 @@ class ToolbeltLlmTool(llm.Tool):
         self._caller = caller
 
     def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
-        """Reads may run concurrently; memory writes (store/update/delete) may not."""
-        if self.name != "memory":
+        """Reads may run concurrently; writes (memory store, model switch...) may not."""
+        reads = READ_ACTIONS.get(self.name)
+        if reads is None:
             return True
-        action = (arguments or {}).get("action", "search")
-        return str(action).strip().lower() == "search"
+        action = (arguments or {}).get("action")
+        # No action fails validation before it touches anything.
+        return action is None or str(action).strip().lower() in reads
 
     async def async_call(
         self,
@@ -271,6 +354,8 @@ async def run_tool(
         turn=turn,
         user_id=caller.user_id,
         may_change_shared=caller.may_change_shared,
+        is_admin=caller.is_admin,
+        agent=caller.agent,
     )
     started = now_iso()
     t0 = time.perf_counter()
@@ -383,6 +468,23 @@ def async_get_tools_diagnostics(hass: HomeAssistant) -> dict[str, Any]:
     }
 
 
+async def async_get_store_counts(hass: HomeAssistant) -> dict[str, Any]:
+    """How much the database keeps, as counts only: never a turn or an attribute."""
+    hub = hass.data.get(DATA_TOOLS)
+    if hub is None:
+        return {}
+    stores = hub.stores()
+    try:
+        return {
+            "history": await stores.history.counts(),
+            "profiles": {"users": await stores.profiles.count_users()},
+            "persona_notes": await stores.persona.count(),
+            "history_days": hub.settings().history_days,
+        }
+    except ToolError as err:
+        return {"error": str(err)}
+
+
 def drop_redundant_time(tools: Iterable[llm.Tool]) -> list[llm.Tool]:
     """Remove our 'time' tool when HA's GetDateTime is also offered."""
     tools = list(tools)
@@ -403,6 +505,7 @@ __all__ = [
     "ToolbeltAPIInstance",
     "ToolbeltLlmTool",
     "ToolbeltToolsAPI",
+    "async_get_store_counts",
     "async_get_tools_diagnostics",
     "async_get_turn_record",
     "async_record_call",

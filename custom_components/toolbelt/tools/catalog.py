@@ -1,4 +1,7 @@
-"""Our four tools, each defined once as a typed function; the docstring is the prompt.
+"""Our tools, each defined once as a typed function; the docstring is the prompt.
+
+memory, search, web_fetch and time live here; history, profile and self in
+personal_tools.py, model in model_tool.py.
 
 Keep docstrings short: every word here is sent to the model on every turn.
 """
@@ -14,11 +17,13 @@ from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext
 from .errors import BackendAuthError, SharedMemoryLockedError, ToolError
 from .memory.base import format_memories
+from .model_tool import MODEL_TOOL
+from .personal_tools import HISTORY_TOOL, PROFILE_TOOL, SELF_TOOL
 from .references import CITE_HINT, format_reference
 from .tool import Tool
 
 MemoryAction = Literal["search", "store", "update", "delete"]
-SearchAction = Literal["web", "news"]
+SearchAction = Literal["web", "news", "reddit"]
 
 
 async def memory(
@@ -110,17 +115,18 @@ async def search(
     action: SearchAction = "web",
     max_results: int = DEFAULT_SEARCH_RESULTS,
 ) -> str:
-    """Search the web for current or unknown facts; news for recent events.
+    """Search the web for current or unknown facts; news for recent events; reddit
+    for people's experiences and opinions.
 
     Results are numbered sources; cite them as [n]. Use web_fetch on a result's URL
     to read the whole page.
 
     Args:
         query: What to search for, in a few keywords.
-        action: web or news.
+        action: web, news or reddit.
         max_results: How many results to return.
     """
-    engine = ctx.services.search
+    engine = ctx.services.reddit if action == "reddit" else ctx.services.search
     if engine is None:
         raise ToolError(
             "Web search is not set up. Tell the user to choose a search backend in "
@@ -136,7 +142,8 @@ async def search(
     except BackendAuthError as err:
         ctx.services.report_auth_error(err)
         raise
-    ctx.services.clear_auth_issue()
+    if engine is ctx.services.search:
+        ctx.services.clear_auth_issue()
     if not results:
         return f"No {action} results for '{query}'."
     blocks = [
@@ -145,8 +152,11 @@ async def search(
         )
         for r in results
     ]
-    head = f"{'News' if action == 'news' else 'Web'} results for '{query}':"
+    head = f"{_HEADS[action]} results for '{query}':"
     return "\n".join([head, outside("\n".join(blocks), "search"), CITE_HINT])
+
+
+_HEADS = {"web": "Web", "news": "News", "reddit": "Reddit"}
 
 
 async def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) -> str:
@@ -200,5 +210,14 @@ SEARCH_TOOL = Tool(
 WEB_FETCH_TOOL = Tool(web_fetch, arg_aliases={"link": "url", "href": "url"})
 TIME_TOOL = Tool(current_time, name="time")
 
-ALL_TOOLS: tuple[Tool, ...] = (MEMORY_TOOL, SEARCH_TOOL, WEB_FETCH_TOOL, TIME_TOOL)
+ALL_TOOLS: tuple[Tool, ...] = (
+    MEMORY_TOOL,
+    HISTORY_TOOL,
+    PROFILE_TOOL,
+    SELF_TOOL,
+    SEARCH_TOOL,
+    WEB_FETCH_TOOL,
+    MODEL_TOOL,
+    TIME_TOOL,
+)
 TOOLS_BY_NAME = {tool.name: tool for tool in ALL_TOOLS}

@@ -16,6 +16,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.selector import (
+    BooleanSelector,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -31,6 +32,7 @@ import voluptuous as vol
 from .const import (
     CONF_FETCH_ALLOW_LIST,
     CONF_FETCH_MAX_CHARS,
+    CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
     CONF_MCP_TOOL_DELETE,
     CONF_MCP_TOOL_SEARCH,
@@ -38,17 +40,24 @@ from .const import (
     CONF_MCP_TOOL_UPDATE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
+    CONF_MODEL_SWITCHING,
+    CONF_PROFILE_IN_PROMPT,
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
     CONF_SHARED_MEMORY_EDITORS,
     DEFAULT_FETCH_MAX_CHARS,
+    DEFAULT_HISTORY_DAYS,
+    DEFAULT_MODEL_SWITCHING,
+    DEFAULT_PROFILE_IN_PROMPT,
     DEFAULT_SEARCH_BACKEND,
     DEFAULT_SHARED_MEMORY_EDITORS,
+    MAX_HISTORY_DAYS,
     MCP_TIMEOUT,
     MEMORY_BACKENDS,
     MEMORY_MCP,
     MEMORY_SQLITE,
+    MODEL_SWITCHING,
     SEARCH_BACKENDS,
     SEARCH_DUCKDUCKGO,
     SEARCH_NEEDS_KEY,
@@ -134,6 +143,7 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                     str(net) for net in allow.networks
                 ]
                 self._data[CONF_FETCH_MAX_CHARS] = int(user_input[CONF_FETCH_MAX_CHARS])
+                self._data[CONF_HISTORY_DAYS] = int(user_input[CONF_HISTORY_DAYS])
                 if self._data[CONF_MEMORY_BACKEND] == MEMORY_MCP:
                     return await self.async_step_mcp()
                 _drop(self._data, _MCP_KEYS)
@@ -169,6 +179,26 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                 vol.Optional(
                     CONF_FETCH_ALLOW_LIST, default=allow_default
                 ): TextSelector(TextSelectorConfig(multiline=True)),
+                vol.Required(
+                    CONF_HISTORY_DAYS,
+                    default=data.get(CONF_HISTORY_DAYS, DEFAULT_HISTORY_DAYS),
+                ): NumberSelector(
+                    NumberSelectorConfig(
+                        min=0,
+                        max=MAX_HISTORY_DAYS,
+                        step=1,
+                        mode=NumberSelectorMode.BOX,
+                        unit_of_measurement="days",
+                    )
+                ),
+                vol.Required(
+                    CONF_PROFILE_IN_PROMPT,
+                    default=data.get(CONF_PROFILE_IN_PROMPT, DEFAULT_PROFILE_IN_PROMPT),
+                ): BooleanSelector(),
+                vol.Required(
+                    CONF_MODEL_SWITCHING,
+                    default=data.get(CONF_MODEL_SWITCHING, DEFAULT_MODEL_SWITCHING),
+                ): _select(MODEL_SWITCHING, "model_switching"),
             }
         )
         return self.async_show_form(

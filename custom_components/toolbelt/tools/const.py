@@ -25,6 +25,11 @@ CONF_SEARCH_API_KEY: Final = "search_api_key"
 CONF_FETCH_MAX_CHARS: Final = "fetch_max_chars"
 CONF_SHARED_MEMORY_EDITORS: Final = "shared_memory_editors"
 CONF_FETCH_ALLOW_LIST: Final = "fetch_allow_list"
+CONF_MODEL_SWITCHING: Final = "model_switching"
+CONF_HISTORY_DAYS: Final = "history_days"
+CONF_PROFILE_IN_PROMPT: Final = "profile_in_prompt"
+# Not in the form: where Reddit's public JSON search lives (tests point it home).
+CONF_REDDIT_URL: Final = "reddit_url"
 
 MEMORY_SQLITE: Final = "sqlite"
 MEMORY_MCP: Final = "mcp"
@@ -58,6 +63,20 @@ SHARED_MEMORY_EDITORS: Final = (
     EDITORS_NOBODY,
 )
 DEFAULT_SHARED_MEMORY_EDITORS: Final = EDITORS_ADMINS
+
+# Who may switch an agent's model with the model tool.
+MODEL_SWITCH_OFF: Final = "off"
+MODEL_SWITCH_ADMINS: Final = "admins"
+MODEL_SWITCH_ANYONE: Final = "anyone"
+MODEL_SWITCHING: Final = (MODEL_SWITCH_OFF, MODEL_SWITCH_ADMINS, MODEL_SWITCH_ANYONE)
+DEFAULT_MODEL_SWITCHING: Final = MODEL_SWITCH_OFF
+
+DEFAULT_HISTORY_DAYS: Final = 30
+MAX_HISTORY_DAYS: Final = 3650
+MAX_HISTORY_TURNS: Final = 2000
+"""Most turns kept per user (and for the shared history); older ones are purged."""
+DEFAULT_PROFILE_IN_PROMPT: Final = True
+REDDIT_URL: Final = "https://www.reddit.com"
 
 DEFAULT_MEMORY_BACKEND: Final = MEMORY_SQLITE
 DEFAULT_SEARCH_BACKEND: Final = SEARCH_NONE

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from .agents import AgentRef
     from .services import ToolServices
     from .trace import TurnRecord
 
@@ -22,5 +23,9 @@ class ToolContext:
     """HA user of the conversation; None means shared memories."""
     may_change_shared: bool = True
     """Whether this conversation may update or delete shared memories."""
+    is_admin: bool = False
+    """Whether the conversation's HA user is an administrator."""
+    agent: AgentRef | None = None
+    """The Toolbelt agent running the turn; None when another HA agent calls."""
     backend: str | None = None
     """Set by the tool to the backend it used, for the trace."""

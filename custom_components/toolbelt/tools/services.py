@@ -18,6 +18,7 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from .const import (
     CONF_FETCH_ALLOW_LIST,
     CONF_FETCH_MAX_CHARS,
+    CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
     CONF_MCP_TOOL_DELETE,
     CONF_MCP_TOOL_SEARCH,
@@ -25,21 +26,29 @@ from .const import (
     CONF_MCP_TOOL_UPDATE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
+    CONF_MODEL_SWITCHING,
+    CONF_PROFILE_IN_PROMPT,
+    CONF_REDDIT_URL,
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
     CONF_SHARED_MEMORY_EDITORS,
     DEFAULT_FETCH_MAX_CHARS,
+    DEFAULT_HISTORY_DAYS,
     DEFAULT_MEMORY_BACKEND,
+    DEFAULT_MODEL_SWITCHING,
+    DEFAULT_PROFILE_IN_PROMPT,
     DEFAULT_SEARCH_BACKEND,
     DEFAULT_SHARED_MEMORY_EDITORS,
     DOMAIN,
     FETCH_TIMEOUT,
     ISSUE_MEMORY_AUTH,
     ISSUE_SEARCH_AUTH,
+    MAX_HISTORY_DAYS,
     MCP_TIMEOUT,
     MEMORY_DB_FILENAME,
     MEMORY_MCP,
+    REDDIT_URL,
     SEARCH_BRAVE,
     SEARCH_DUCKDUCKGO,
     SEARCH_NONE,
@@ -47,15 +56,19 @@ from .const import (
     SEARCH_TAVILY,
     SEARCH_TIMEOUT,
 )
-from .errors import BackendAuthError
+from .errors import BackendAuthError, ToolError
 from .fetch.fetcher import WebFetcher
 from .fetch.ssrf import AllowList, parse_allow_list
+from .history_store import HistoryStore
 from .memory.base import MemoryBackend
 from .memory.mcp import McpClient, McpMemory
 from .memory.sqlite import SqliteMemory
+from .persona_store import PersonaStore
+from .profile_store import ProfileStore
 from .search.base import SearchBackend
 from .search.brave import BraveSearch
 from .search.duckduckgo import DuckDuckGoSearch
+from .search.reddit import RedditSearch
 from .search.searxng import SearxngSearch
 from .search.tavily import TavilySearch
 
@@ -74,6 +87,10 @@ class ToolSettings:
     fetch_max_chars: int = DEFAULT_FETCH_MAX_CHARS
     allow_list: AllowList = field(default_factory=AllowList)
     shared_memory_editors: str = DEFAULT_SHARED_MEMORY_EDITORS
+    model_switching: str = DEFAULT_MODEL_SWITCHING
+    history_days: int = DEFAULT_HISTORY_DAYS
+    profile_in_prompt: bool = DEFAULT_PROFILE_IN_PROMPT
+    reddit_url: str = REDDIT_URL
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> ToolSettings:
@@ -106,12 +123,27 @@ class ToolSettings:
                 data.get(CONF_FETCH_MAX_CHARS) or DEFAULT_FETCH_MAX_CHARS
             ),
             allow_list=allow,
+            model_switching=data.get(CONF_MODEL_SWITCHING) or DEFAULT_MODEL_SWITCHING,
+            history_days=_history_days(data.get(CONF_HISTORY_DAYS)),
+            profile_in_prompt=bool(
+                data.get(CONF_PROFILE_IN_PROMPT, DEFAULT_PROFILE_IN_PROMPT)
+            ),
+            reddit_url=data.get(CONF_REDDIT_URL) or REDDIT_URL,
         )
 
     @property
     def secrets(self) -> list[str]:
         """Values that must never appear in traces or diagnostics."""
         return [s for s in (self.mcp_token, self.search_api_key) if s]
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """The tables that always live in the SQLite file, whatever the memory backend."""
+
+    history: HistoryStore
+    profiles: ProfileStore
+    persona: PersonaStore
 
 
 class ToolServices:
@@ -123,19 +155,29 @@ class ToolServices:
         settings: ToolSettings,
         *,
         memory: MemoryBackend | None = None,
+        stores: Stores | None = None,
     ) -> None:
-        """Build backends; memory may be passed in to share one SQLite store."""
+        """Build backends; memory and stores are passed in to share one SQLite file."""
         self.hass = hass
         self.settings = settings
+        self._stores = stores
         session = async_get_clientsession(hass)
         self.memory = memory or build_memory(hass, settings)
         self.search = build_search(session, settings)
+        self.reddit = build_reddit(session, settings, self.search)
         self.fetcher = WebFetcher(
             session,
             allow=settings.allow_list,
             run_blocking=hass.async_add_executor_job,
             timeout=FETCH_TIMEOUT,
         )
+
+    @property
+    def stores(self) -> Stores:
+        """History, profiles and persona notes; ToolError if there is no database."""
+        if self._stores is None:
+            raise ToolError("The Toolbelt database is not open; reload Toolbelt.")
+        return self._stores
 
     def report_auth_error(self, err: BackendAuthError, *, memory: bool = False) -> None:
         """Raise a repair issue that tells the user what to fix."""
@@ -168,6 +210,26 @@ def build_memory(hass: HomeAssistant, settings: ToolSettings) -> MemoryBackend:
         )
         return McpMemory(client, settings.mcp_tool_names)
     return SqliteMemory(hass.config.path(MEMORY_DB_FILENAME))
+
+
+def _history_days(value: Any) -> int:
+    """The retention in days; 0 keeps no history. Missing or broken: the default."""
+    try:
+        days = int(value)
+    except (TypeError, ValueError):
+        return DEFAULT_HISTORY_DAYS
+    return max(0, min(days, MAX_HISTORY_DAYS))
+
+
+def build_reddit(
+    session: Any, settings: ToolSettings, search: SearchBackend | None
+) -> SearchBackend | None:
+    """SearXNG's reddit engine, else Reddit's public JSON; None when search is off."""
+    if search is None:
+        return None
+    if isinstance(search, SearxngSearch):
+        return search
+    return RedditSearch(session, SEARCH_TIMEOUT, settings.reddit_url)
 
 
 def build_search(session: Any, settings: ToolSettings) -> SearchBackend | None:

@@ -1,27 +1,22 @@
-"""The embedded memory: one SQLite file with an FTS5 index ranked by BM25.
+"""The embedded memory: a table in the SQLite file, FTS5 index ranked by BM25.
 
-All database work runs on one dedicated thread, so the event loop never blocks and
-writes from concurrent tool calls are serialised without 'database is locked'. WAL
-with synchronous=FULL makes a commit durable: store() returns only after it.
+The file, its thread and its durability rules are ``sqlite_db.SqliteDatabase``'s:
+store() returns only after the commit is on disk.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-import re
 import sqlite3
-import threading
 from typing import TypeVar
 
 from ..errors import MemoryNotFoundError, SharedMemoryLockedError, ToolError
+from ..sqlite_db import SqliteDatabase, fts_words, transaction
 from .base import Memory, MemoryBackend, normalise_id
 
 T = TypeVar("T")
-SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -94,47 +89,26 @@ MAX_CONTENT = 2000
 
 
 class SqliteMemory(MemoryBackend):
-    """Memories in ``path`` (created on first use)."""
+    """Memories in a SQLite file (created on first use).
+
+    Given a path, the store owns its database and closes it; given a shared
+    SqliteDatabase, whoever opened the database closes it.
+    """
 
     name = "sqlite"
 
-    def __init__(self, path: str | Path) -> None:
-        self._path = Path(path)
-        self._executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="toolbelt_memory"
+    def __init__(self, path_or_db: str | Path | SqliteDatabase) -> None:
+        """Register the memory tables on the (possibly shared) database."""
+        self._owns_db = not isinstance(path_or_db, SqliteDatabase)
+        self._db = (
+            path_or_db
+            if isinstance(path_or_db, SqliteDatabase)
+            else SqliteDatabase(path_or_db)
         )
-        self._conn: sqlite3.Connection | None = None
+        self._db.register_schema(_SCHEMA)
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._with_conn, fn)
-
-    def _with_conn(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            if self._conn is None:
-                self._conn = self._open()
-            return fn(self._conn)
-        except sqlite3.Error as err:
-            raise ToolError(f"The memory database failed: {err}.") from err
-
-    def _open(self) -> sqlite3.Connection:
-        # Switching a new file to WAL while another connection sets up the schema
-        # can fail at once with "database is locked" (SQLite skips the busy wait to
-        # avoid a deadlock), so connections to one file open one at a time.
-        with _open_lock(self._path):
-            return self._open_unlocked()
-
-    def _open_unlocked(self) -> sqlite3.Connection:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self._path, timeout=10, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA busy_timeout=10000")
-        conn.executescript(
-            f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
-        )
-        return conn
+        return await self._db.run(fn)
 
     async def search(self, user_id: str | None, query: str, limit: int) -> list[Memory]:
         """BM25-ranked facts visible to user_id; newest first for an empty query."""
@@ -165,7 +139,7 @@ class SqliteMemory(MemoryBackend):
         now = datetime.now(UTC).isoformat(timespec="seconds")
 
         def run(conn: sqlite3.Connection) -> Memory:
-            with _transaction(conn):
+            with transaction(conn):
                 row = conn.execute(
                     "SELECT * FROM memories WHERE owner IS :user "
                     "AND lower(content) = lower(:content)",
@@ -201,7 +175,7 @@ class SqliteMemory(MemoryBackend):
         now = datetime.now(UTC).isoformat(timespec="seconds")
 
         def run(conn: sqlite3.Connection) -> Memory:
-            with _transaction(conn):
+            with transaction(conn):
                 row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute(
                     "UPDATE memories SET content = :content, updated = :now "
@@ -224,7 +198,7 @@ class SqliteMemory(MemoryBackend):
         row_id = _row_id(memory_id)
 
         def run(conn: sqlite3.Connection) -> Memory:
-            with _transaction(conn):
+            with transaction(conn):
                 row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute("DELETE FROM memories WHERE id = ?", (row_id,))
             return _memory(row)
@@ -232,31 +206,9 @@ class SqliteMemory(MemoryBackend):
         return await self._run(run)
 
     async def async_close(self) -> None:
-        """Close the connection on its own thread, then stop the thread."""
-
-        def close() -> None:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, close)
-        # The queue is empty by now, so joining the thread is immediate.
-        self._executor.shutdown(wait=True)
-
-
-class _transaction:
-    """BEGIN IMMEDIATE ... COMMIT: take the write lock up front, roll back on error."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._conn.execute("BEGIN IMMEDIATE")
-        return self._conn
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        """Close the database if this store opened it."""
+        if self._owns_db:
+            await self._db.async_close()
 
 
 def _visible_row(
@@ -315,18 +267,4 @@ def _clean_content(content: str) -> str:
 
 def _fts_query(query: str) -> str | None:
     """Turn free text into an FTS5 OR-query of quoted words; None lists recent."""
-    words = [w.lower() for w in re.findall(r"\w+", query or "")]
-    useful = [w for w in words if w not in _STOPWORDS] or words
-    if not useful:
-        return None
-    return " OR ".join(f'"{word}"' for word in dict.fromkeys(useful))
-
-
-_OPEN_LOCKS: dict[str, threading.Lock] = {}
-_OPEN_LOCKS_GUARD = threading.Lock()
-
-
-def _open_lock(path: Path) -> threading.Lock:
-    """One lock per database file, shared by every store in this process."""
-    with _OPEN_LOCKS_GUARD:
-        return _OPEN_LOCKS.setdefault(str(path.resolve()), threading.Lock())
+    return fts_words(query, _STOPWORDS)

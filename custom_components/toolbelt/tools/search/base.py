@@ -21,7 +21,7 @@ from ..errors import (
     BackendWrongApiError,
 )
 
-SearchKind = Literal["web", "news"]
+SearchKind = Literal["web", "news", "reddit"]
 DEFAULT_TIMEOUT = 10.0
 
 

@@ -6,9 +6,18 @@ from typing import Any
 
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
+_SCOPES = {
+    "web": {"categories": "general"},
+    "news": {"categories": "news"},
+    "reddit": {"engines": "reddit"},
+}
+
 
 class SearxngSearch(SearchBackend):
-    """GET {url}/search?q=...&format=json; 'news' maps to SearXNG's news category."""
+    """GET {url}/search?q=...&format=json.
+
+    'news' maps to SearXNG's news category, 'reddit' to its reddit engine.
+    """
 
     name = "SearXNG"
     auth_hint = (
@@ -26,11 +35,7 @@ class SearxngSearch(SearchBackend):
         data = await self._request(
             "GET",
             f"{self._url}/search",
-            params={
-                "q": query,
-                "format": "json",
-                "categories": "news" if kind == "news" else "general",
-            },
+            params={"q": query, "format": "json", **_SCOPES[kind]},
             headers={"Accept": "application/json"},
         )
         return [

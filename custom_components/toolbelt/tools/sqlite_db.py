@@ -1,0 +1,144 @@
+"""One SQLite file on one thread, shared by every store that lives in it.
+
+Memory, history, profiles and persona notes share ``toolbelt_memory.db``. All
+database work runs on one dedicated thread, so the event loop never blocks and
+writes from concurrent tool calls are serialised without 'database is locked'.
+WAL with synchronous=FULL makes a commit durable: a write returns only after it.
+secure_delete overwrites deleted rows on disk, so a forgotten fact is gone from
+the file and not only from queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+import re
+import sqlite3
+import threading
+from typing import TypeVar
+
+from .errors import ToolError
+
+T = TypeVar("T")
+SCHEMA_VERSION = 2
+
+
+class SqliteDatabase:
+    """A lazily opened connection to ``path``; each store registers its schema."""
+
+    def __init__(self, path: str | Path) -> None:
+        """Nothing is opened until the first query."""
+        self.path = Path(path)
+        self._executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="toolbelt_memory"
+        )
+        self._conn: sqlite3.Connection | None = None
+        self._schemas: list[str] = []
+        self._applied = 0
+
+    def register_schema(self, schema: str) -> None:
+        """CREATE ... IF NOT EXISTS statements, applied before the next query."""
+        if schema not in self._schemas:
+            self._schemas.append(schema)
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run fn(connection) on the database thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._with_conn, fn)
+
+    def _with_conn(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            if self._conn is None:
+                self._conn = self._open()
+            if self._applied < len(self._schemas):
+                self._apply_schemas(self._conn)
+            return fn(self._conn)
+        except sqlite3.Error as err:
+            raise ToolError(f"The memory database failed: {err}.") from err
+
+    def _open(self) -> sqlite3.Connection:
+        # Switching a new file to WAL while another connection sets up the schema
+        # can fail at once with "database is locked" (SQLite skips the busy wait to
+        # avoid a deadlock), so connections to one file open one at a time.
+        with open_lock(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA busy_timeout=10000")
+            conn.execute("PRAGMA secure_delete=ON")
+            self._applied = 0
+            self._apply_schemas(conn)
+            return conn
+
+    def _apply_schemas(self, conn: sqlite3.Connection) -> None:
+        pending = self._schemas[self._applied :]
+        conn.executescript(
+            f"BEGIN IMMEDIATE;{''.join(pending)}"
+            f"PRAGMA user_version={SCHEMA_VERSION};COMMIT;"
+        )
+        self._applied += len(pending)
+
+    async def async_close(self) -> None:
+        """Close the connection on its own thread, then stop the thread."""
+
+        def close() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, close)
+        # The queue is empty by now, so joining the thread is immediate.
+        self._executor.shutdown(wait=True)
+
+
+class transaction:
+    """BEGIN IMMEDIATE ... COMMIT: take the write lock up front, roll back on error."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        """Wrap one connection."""
+        self._conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        """Start the write transaction."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        return self._conn
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        """Commit, or roll back if the block raised."""
+        self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def wipe_freed_pages(conn: sqlite3.Connection, fts_table: str) -> None:
+    """After a deletion that must really delete: rebuild the FTS index, checkpoint.
+
+    An FTS5 delete only adds a tombstone; 'optimize' rewrites the index without
+    the deleted words (secure_delete zeroes the freed pages). The checkpoint moves
+    the WAL into the file and empties it, so no old page image stays behind.
+    """
+    conn.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES ('optimize')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def fts_words(query: str, stopwords: frozenset[str] = frozenset()) -> str | None:
+    """Free text as an FTS5 OR-query of quoted words; None when it has no words."""
+    words = [w.lower() for w in _WORD.findall(query or "")]
+    useful = [w for w in words if w not in stopwords] or words
+    if not useful:
+        return None
+    return " OR ".join(f'"{word}"' for word in dict.fromkeys(useful))
+
+
+_WORD = re.compile(r"\w+")
+_OPEN_LOCKS: dict[str, threading.Lock] = {}
+_OPEN_LOCKS_GUARD = threading.Lock()
+
+
+def open_lock(path: Path) -> threading.Lock:
+    """One lock per database file, shared by every store in this process."""
+    with _OPEN_LOCKS_GUARD:
+        return _OPEN_LOCKS.setdefault(str(path.resolve()), threading.Lock())

@@ -1,0 +1,86 @@
+"""Recording a Toolbelt agent's finished turn in the history the `history` tool reads.
+
+Only what the user said, the final answer and the names of the tools used are kept;
+tool arguments and results never are. Turns are recorded only for agents that
+offer our tools (so the user can search and forget them), and the write runs in
+the background so the answer is not held up by the disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import logging
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.core import HomeAssistant, callback
+
+from .api import DATA_TOOLS, is_toolbelt_tool
+from .errors import ToolError
+from .history_store import HistoryStore
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@callback
+def async_record_turn(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    chat_log: conversation.ChatLog,
+) -> None:
+    """Queue the turn that just ended for the user's history (see module doc)."""
+    hub = hass.data.get(DATA_TOOLS)
+    llm_api = chat_log.llm_api
+    if hub is None or llm_api is None:
+        return
+    if not any(is_toolbelt_tool(tool) for tool in llm_api.tools):
+        return
+    answer, tools = finished_turn(chat_log.content)
+    owner = user_input.context.user_id if user_input.context else None
+    hass.async_create_task(
+        _record(
+            hub.stores().history,
+            owner,
+            user_input.text,
+            answer,
+            tools,
+            hub.settings().history_days,
+        ),
+        "toolbelt record turn",
+        eager_start=True,  # queued on the database thread before any close
+    )
+
+
+def finished_turn(content: Iterable[Any]) -> tuple[str, list[str]]:
+    """(final answer, names of the tools called) since the last user message."""
+    items = list(content)
+    start = max(
+        (i for i, c in enumerate(items) if isinstance(c, conversation.UserContent)),
+        default=-1,
+    )
+    answer = ""
+    tools: list[str] = []
+    for item in items[start + 1 :]:
+        if not isinstance(item, conversation.AssistantContent):
+            continue
+        for call in item.tool_calls or ():
+            tools.append(call.tool_name.rpartition("__")[2])
+        if item.content:
+            answer = item.content
+    return answer, tools
+
+
+async def _record(
+    store: HistoryStore,
+    owner: str | None,
+    user_text: str,
+    answer: str,
+    tools: list[str],
+    retention_days: int,
+) -> None:
+    try:
+        await store.record(
+            owner, user_text, answer, tools, retention_days=retention_days
+        )
+    except ToolError as err:
+        _LOGGER.warning("Toolbelt could not record the turn in the history: %s", err)

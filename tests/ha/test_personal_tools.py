@@ -1,0 +1,360 @@
+"""history, profile, self and model through real Toolbelt turns and as other agents."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import device_registry as dr, llm
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.components.diagnostics import (
+    get_diagnostics_for_config_entry,
+)
+
+from custom_components.toolbelt.compat import unwrap_tool_result
+from custom_components.toolbelt.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_MODEL,
+    CONF_SERVER_KIND,
+    DOMAIN,
+)
+from custom_components.toolbelt.tools.api import DATA_TOOLS
+from custom_components.toolbelt.tools.const import (
+    API_ID,
+    CONF_MODEL_SWITCHING,
+    CONF_PROFILE_IN_PROMPT,
+    SUBENTRY_TYPE_TOOLS,
+)
+from tests.ha.conftest import agent_id, agent_options, speech
+from tests.openai_server import OpenAIServer
+
+TOOLS_ONLY = ["toolbelt_tools"]
+NOT_OURS = "only for a Toolbelt conversation agent"
+
+
+async def add_toolbelt(
+    hass: HomeAssistant, server: OpenAIServer, **tool_settings: Any
+) -> MockConfigEntry:
+    """A loaded entry: one agent with only our tools, and the tools subentry."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Test server",
+        unique_id=server.base_url,
+        data={
+            CONF_SERVER_KIND: "llamacpp",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: "",
+        },
+        subentries_data=[
+            ConfigSubentryData(
+                data=agent_options(llm_hass_api=TOOLS_ONLY),
+                subentry_type="conversation",
+                title="Test agent",
+                unique_id=None,
+            ),
+            ConfigSubentryData(
+                data=tool_settings,
+                subentry_type=SUBENTRY_TYPE_TOOLS,
+                title="Tool backends",
+                unique_id=None,
+            ),
+        ],
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
+
+
+async def converse(
+    hass: HomeAssistant, text: str, user_id: str | None = None
+) -> conversation.ConversationResult:
+    """One turn in a new conversation, as the user (or a satellite: no user)."""
+    result = await conversation.async_converse(
+        hass, text, None, Context(user_id=user_id), agent_id=agent_id(hass)
+    )
+    await hass.async_block_till_done()  # the history write and any reload
+    return result
+
+
+def tool_result(server: OpenAIServer, request: int) -> str:
+    """The text of the tool result the model read in that request."""
+    message = server.requests[request].messages[-1]
+    assert message["role"] == "tool"
+    data = json.loads(message["content"])
+    return data.get("result") or data["error"]
+
+
+def agent_subentry(entry: MockConfigEntry) -> Any:
+    """The agent's subentry (not the tools one)."""
+    return next(
+        s for s in entry.subentries.values() if s.subentry_type == "conversation"
+    )
+
+
+async def unload(hass: HomeAssistant, entry: MockConfigEntry) -> None:
+    """Unload, closing the database thread."""
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    await hass.async_block_till_done()
+
+
+async def test_turns_are_recorded_without_tool_payloads_and_found_later(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    hass_admin_user,
+    hass_client,
+) -> None:
+    """A finished turn keeps the words, the answer and tool names; not results."""
+    entry = await add_toolbelt(hass, openai_server)
+    user = hass_admin_user.id
+    await (
+        hass.data[DATA_TOOLS]
+        .services()
+        .memory.store(user, "The user's favourite bird is the pelican.")
+    )
+    openai_server.reply_tool_calls(
+        [{"name": "memory", "arguments": {"action": "search", "query": "bird"}}]
+    )
+    openai_server.reply_text("You like big sea birds.")
+    first = await converse(hass, "Which birds do I like?", user)
+    assert speech(first) == "You like big sea birds."
+    assert "pelican" in tool_result(openai_server, 1)
+
+    openai_server.reply_tool_calls(
+        [{"name": "history", "arguments": {"action": "search", "query": "birds"}}]
+    )
+    openai_server.reply_text("Earlier you asked about birds.")
+    later = await converse(hass, "What did we talk about?", user)
+
+    assert speech(later) == "Earlier you asked about birds."
+    found = tool_result(openai_server, 3)
+    assert found.startswith('<outside-data source="history">')
+    assert "user: Which birds do I like?" in found
+    assert "you: You like big sea birds." in found
+    assert "tools used: memory" in found
+    # The memory's text reached the model as a tool result, never the history.
+    assert "pelican" not in found
+    turns = await hass.data[DATA_TOOLS].stores().history.recent(user, 10)
+    assert [t.user_text for t in turns] == [
+        "What did we talk about?",
+        "Which birds do I like?",
+    ]
+    assert all("pelican" not in f"{t.user_text} {t.answer}" for t in turns)
+    # A voice satellite (no user) has its own history: it sees none of this.
+    openai_server.reply_tool_calls(
+        [{"name": "history", "arguments": {"action": "recent"}}]
+    )
+    openai_server.reply_text("Nothing yet.")
+    await converse(hass, "what did we talk about?")
+    assert tool_result(openai_server, 5) == "No past conversations are recorded yet."
+    # Diagnostics count what is kept and show none of it.
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, entry)
+    assert diag["stored"]["history"] == {"turns": 3, "shared_turns": 1, "users": 1}
+    assert diag["stored"]["history_days"] == 30
+    dumped = json.dumps(diag)
+    assert "Which birds do I like?" not in dumped
+    assert "sea birds" not in dumped
+    await unload(hass, entry)
+
+
+async def test_profile_and_persona_lines_are_stable_in_the_system_prompt(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """Stored attributes and notes appear once set, byte-identical turn to turn."""
+    entry = await add_toolbelt(hass, openai_server)
+    user = hass_admin_user.id
+    openai_server.reply_tool_calls(
+        [
+            {
+                "name": "profile",
+                "arguments": {"action": "set", "key": "Preferred name", "value": "Ali"},
+            },
+            {
+                "name": "self",
+                "arguments": {"action": "add", "note": "I keep it brief."},
+            },
+        ]
+    )
+    openai_server.reply_text("Noted, Ali.")
+    await converse(hass, "Call me Ali, and keep it brief.", user)
+    before = openai_server.requests[0].messages[0]["content"]
+    assert "profile (from the profile tool)" not in before
+    results = [m["content"] for m in openai_server.requests[1].messages[-2:]]
+    assert "Stored in the user's profile: preferred_name = Ali." in results[0]
+    assert "Stored persona note 1: I keep it brief." in results[1]
+
+    openai_server.reply_text("Hi Ali.")
+    await converse(hass, "hello", user)
+    openai_server.reply_text("Hi again, Ali.")
+    await converse(hass, "hello again", user)
+
+    second = openai_server.requests[2].messages[0]["content"]
+    third = openai_server.requests[3].messages[0]["content"]
+    assert second == third
+    assert "The user's profile (from the profile tool): preferred_name: Ali." in second
+    assert "Your own persona notes (from the self tool): (1) I keep it brief." in second
+    # Another user gets the agent's notes but not Ali's profile.
+    openai_server.reply_text("Hello.")
+    await converse(hass, "hello")
+    satellite = openai_server.requests[4].messages[0]["content"]
+    assert "preferred_name" not in satellite
+    assert "(1) I keep it brief." in satellite
+    await unload(hass, entry)
+
+
+async def test_profile_line_can_be_turned_off(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """With the option off the profile stays a tool, out of the prompt."""
+    entry = await add_toolbelt(hass, openai_server, **{CONF_PROFILE_IN_PROMPT: False})
+    await (
+        hass.data[DATA_TOOLS]
+        .stores()
+        .profiles.set(hass_admin_user.id, "units", "metric")
+    )
+    openai_server.reply_text("Hi.")
+    await converse(hass, "hello", hass_admin_user.id)
+    assert "units" not in openai_server.requests[0].messages[0]["content"]
+    await unload(hass, entry)
+
+
+async def test_model_switch_is_saved_for_an_admin_and_refused_otherwise(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server_factory,
+    hass_admin_user,
+    hass_read_only_user,
+) -> None:
+    """Admins only: refusals say why; a switch is saved and used from the next turn."""
+    server: OpenAIServer = await openai_server_factory(
+        models=["test-model", "big-model"]
+    )
+    entry = await add_toolbelt(hass, server, **{CONF_MODEL_SWITCHING: "admins"})
+    switch = {"name": "model", "arguments": {"action": "switch", "model": "big-model"}}
+
+    server.reply_tool_calls([switch])
+    server.reply_text("I can't.")
+    await converse(hass, "use the big model")
+    assert "this conversation has no user" in tool_result(server, 1)
+
+    server.reply_tool_calls([switch])
+    server.reply_text("I can't.")
+    await converse(hass, "use the big model", hass_read_only_user.id)
+    assert "this user is not one" in tool_result(server, 3)
+
+    server.reply_tool_calls(
+        [{"name": "model", "arguments": {"action": "switch", "model": "tiny"}}]
+    )
+    server.reply_text("No such model.")
+    await converse(hass, "use tiny", hass_admin_user.id)
+    assert tool_result(server, 5).endswith("It lists: test-model, big-model.")
+    assert agent_subentry(entry).data[CONF_MODEL] == "test-model"
+
+    server.reply_tool_calls([switch])
+    # The saved switch reloads the entry only after the turn: the rest of the
+    # turn still has its tools and database.
+    remember = {"action": "store", "content": "The user likes the big model."}
+    server.reply_tool_calls([{"name": "memory", "arguments": remember}])
+    server.reply_text("Switched.")
+    result = await converse(hass, "use the big model", hass_admin_user.id)
+    assert speech(result) == "Switched."
+    assert tool_result(server, 7).startswith(
+        "Switched agent 'Test agent' from test-model to big-model."
+    )
+    assert tool_result(server, 8).startswith("Stored memory 1 for this user")
+    assert server.requests[8].body["model"] == "test-model"  # this turn: unchanged
+    assert agent_subentry(entry).data[CONF_MODEL] == "big-model"
+
+    server.reply_tool_calls([{"name": "model", "arguments": {"action": "current"}}])
+    server.reply_text("Big.")
+    await converse(hass, "which model are you?")
+    assert server.requests[9].body["model"] == "big-model"
+    assert tool_result(server, 10) == (
+        "You run on big-model (agent 'Test agent' on Test server)."
+    )
+    (device,) = [
+        d
+        for d in dr.async_entries_for_config_entry(dr.async_get(hass), entry.entry_id)
+        if (DOMAIN, agent_subentry(entry).subentry_id) in d.identifiers
+    ]
+    assert device.model == "big-model"
+    await unload(hass, entry)
+
+
+async def test_model_switching_is_off_by_default(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """The default refuses even an admin, naming the setting."""
+    entry = await add_toolbelt(hass, openai_server)
+    openai_server.reply_tool_calls(
+        [{"name": "switch_model", "arguments": {"model": "test-model"}}]
+    )
+    openai_server.reply_text("Not allowed.")
+    await converse(hass, "switch model", hass_admin_user.id)
+    assert "Switching models is turned off" in tool_result(openai_server, 1)
+    await unload(hass, entry)
+
+
+def other_agent(user_id: str | None = None) -> llm.LLMContext:
+    """The context another HA agent (OpenAI's, say) passes to an LLM API."""
+    return llm.LLMContext(
+        platform="openai_conversation",
+        context=Context(user_id=user_id),
+        language="en",
+        assistant="conversation",
+        device_id=None,
+    )
+
+
+async def call_as(
+    hass: HomeAssistant, context: llm.LLMContext, name: str, args: dict[str, Any]
+) -> str:
+    """One call through HA's LLM API, the way any agent calls a tool."""
+    api = await llm.async_get_api(hass, API_ID, context)
+    result = await api.async_call_tool(llm.ToolInput(tool_name=name, tool_args=args))
+    data, _failed = unwrap_tool_result(result)
+    return data.get("result") or data["error"]
+
+
+async def test_other_agents_get_model_list_and_plain_refusals(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server_factory,
+    hass_admin_user,
+) -> None:
+    """list works with one Toolbelt server; current, switch and self say why not."""
+    server: OpenAIServer = await openai_server_factory(models=["m1", "m2"])
+    entry = await add_toolbelt(hass, server, **{CONF_MODEL_SWITCHING: "anyone"})
+    context = other_agent(hass_admin_user.id)
+
+    api = await llm.async_get_api(hass, API_ID, context)
+    assert "self" not in [t.name for t in api.tools]
+    assert "Your own persona notes" not in api.api_prompt
+    assert await call_as(hass, context, "model", {"action": "list"}) == (
+        "Test server lists 2 models: m1, m2."
+    )
+    assert await call_as(hass, context, "list_models", {}) == (
+        "Test server lists 2 models: m1, m2."
+    )
+    for name, args in (
+        ("model", {"action": "current"}),
+        ("model", {"action": "switch", "model": "m2"}),
+        ("self", {"action": "add", "note": "I am someone else."}),
+    ):
+        text = await call_as(hass, context, name, args)
+        assert text.startswith("ERROR: ToolError: This works only for a Toolbelt")
+        assert NOT_OURS in text
+    assert agent_subentry(entry).data[CONF_MODEL] == "test-model"
+
+    second = await openai_server_factory(models=["x"])
+    other = await add_toolbelt(hass, second)
+    text = await call_as(hass, context, "model", {"action": "list"})
+    assert "There are 2 Toolbelt servers" in text
+    assert "works only when there is one" in text
+    await unload(hass, other)
+    await unload(hass, entry)
