@@ -15,7 +15,11 @@ from typing import Any
 
 from custom_components.toolbelt.toolcalls.catalog import Catalog
 from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.registry import get_dialect, resolve_dialect
+from custom_components.toolbelt.toolcalls.registry import (
+    detector_for,
+    get_dialect,
+    resolve_dialect,
+)
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 
@@ -87,7 +91,7 @@ def stream(dialect: str, text: str, *, size: int = 1) -> tuple[str, bool]:
 
     Returns what it released as safe to show and whether it ended up holding.
     """
-    detector = get_dialect(dialect).detector(names=catalog().names)
+    detector = detector_for(get_dialect(dialect), catalog())
     released = []
     for index in range(0, len(text), size):
         released.append(detector.feed(text[index : index + size]))

@@ -15,6 +15,7 @@ from custom_components.toolbelt.toolcalls import (
     resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.jsonrepair import LooseJSONError
+from custom_components.toolbelt.toolcalls.registry import detector_for
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 CATALOG = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
@@ -112,7 +113,7 @@ def test_loose_json_only_raises_its_own_error(text: str) -> None:
 @SETTINGS
 @given(protocolish, st.integers(min_value=1, max_value=9))
 def test_detector_never_raises_and_releases_a_prefix(text: str, size: int) -> None:
-    detector = AUTO.detector()
+    detector = detector_for(AUTO)
     released = "".join(
         detector.feed(text[i : i + size]) for i in range(0, len(text), size)
     )

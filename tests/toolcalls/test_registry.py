@@ -22,6 +22,7 @@ from custom_components.toolbelt.toolcalls import (
 from custom_components.toolbelt.toolcalls.registry import (
     AUTO_ORDER,
     PRESETS,
+    detector_for,
     dialect_names,
 )
 
@@ -147,6 +148,6 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
 
     register_dialect("shout_test", Shout)
     assert resolve_dialect("shout_test").parse("HI", Catalog()).content == "hi"
-    assert "!!CALL " in get_dialect("hermes").detector()._markers
+    assert "!!CALL " in detector_for(get_dialect("hermes"))._markers
     with pytest.raises(TypeError):
         register_dialect("bad", object)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from custom_components.toolbelt.toolcalls import (
 from custom_components.toolbelt.toolcalls.fences import find_fences
 from custom_components.toolbelt.toolcalls.numbers import read_number
 from custom_components.toolbelt.toolcalls.registry import (
+    detector_for,
     dialect_names,
     get_dialect,
     resolve_dialect,
@@ -315,7 +316,7 @@ HELD_BOUND = 128
 
 
 def _stream(text: str, size: int) -> tuple[str, int, StreamDetector]:
-    detector = resolve_dialect("auto").detector(names=catalog().names)
+    detector = detector_for(resolve_dialect("auto"), catalog())
     out: list[str] = []
     held = 0
     for i in range(0, len(text), size):

@@ -25,7 +25,6 @@ from homeassistant.util.ulid import ulid_now
 from .. import compat
 from ..outside_data import RULE as OUTSIDE_RULE
 from .aliases import resolve_tool_call, should_offer_time
-from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
     API_ID,
     API_NAME,
@@ -38,6 +37,7 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .context import ToolContext
+from .definitions import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .memory.sqlite import SqliteMemory
 from .services import ToolServices, ToolSettings
 from .tool import Tool, ToolOutcome

@@ -74,9 +74,3 @@ class NativeDialect(Dialect):
         return ParseResult(
             content=content, reasoning=reasoning, dialect=self.name, text_parsed=False
         )
-
-    def from_tool_calls(
-        self, tool_calls: Any, catalog: Catalog, content: str | None = ""
-    ) -> ParseResult:
-        """See ``from_openai_tool_calls``."""
-        return from_openai_tool_calls(tool_calls, catalog, content=content)
