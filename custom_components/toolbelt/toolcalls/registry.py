@@ -294,7 +294,7 @@ def _union() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def opens_reasoning_in_template(model: str | None) -> bool:
     """Whether the model's replies start inside a reasoning block (template-opened)."""
-    return bool(model) and _TEMPLATE_THINKING.search(model.lower()) is not None
+    return model is not None and _TEMPLATE_THINKING.search(model.lower()) is not None
 
 
 def detector_for(

@@ -110,7 +110,7 @@ class _Plan:
     maxlen: int  # longest watched string
     line_re: re.Pattern[str] | None  # a line marker after indentation
     line_prefixes: frozenset[str]
-    lone: frozenset[str]  # closers that end a template-opened block
+    lone: tuple[str, ...]  # closers that end a template-opened block
 
 
 @lru_cache(maxsize=32)
@@ -155,7 +155,7 @@ def _plan(
         maxlen=max((len(m) for m in watched), default=1),
         line_re=line_re,
         line_prefixes=_prefixes(line_list),
-        lone=frozenset(lone),
+        lone=lone,
     )
 
 
@@ -316,7 +316,7 @@ class StreamDetector:
                 return False
             self._lstrip = False
         if self._at_start:
-            stripped = buf[_LEADING.match(buf).end() :]
+            stripped = _LEADING.sub("", buf, count=1)
             if len(stripped) < len(buf):
                 self._lead.append(buf[: len(buf) - len(stripped)])
                 buf = self._buf = stripped
@@ -333,9 +333,10 @@ class StreamDetector:
             if buf in self._start_prefixes:
                 return False
         match = self._pattern.search(buf) if self._pattern else None
-        line = self._line_re.search(buf) if self._line_re else None
-        if line is not None and line.start() == 0 and not self._bol:
-            line = self._line_re.search(buf, 1)  # buf starts mid-line
+        line_re = self._line_re
+        line = line_re.search(buf) if line_re else None
+        if line_re and line is not None and line.start() == 0 and not self._bol:
+            line = line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
             out.append(buf[: line.start()])
             if line.group(1) not in LINE_MARKERS:
@@ -355,10 +356,10 @@ class StreamDetector:
         special = _SPECIAL_OPEN.search(buf)
         if special is not None and (match is None or special.start() < match.start()):
             start = special.start()
-            token = _SPECIAL.match(buf, start)
-            if token is not None:
+            special_token = _SPECIAL.match(buf, start)
+            if special_token is not None:
                 out.append(buf[:start])
-                self._buf = buf[token.end() :]
+                self._buf = buf[special_token.end() :]
                 return True
             if _SPECIAL_PARTIAL.fullmatch(buf, start):
                 out.append(buf[:start])  # may still become a special token

@@ -51,7 +51,10 @@ def from_openai_tool_calls(
             call = make_call(
                 catalog, name, arguments, raw=raw, call_id=_get(item, "id")
             )
-            (calls if isinstance(call, ToolCall) else rejected).append(call)
+            if isinstance(call, ToolCall):
+                calls.append(call)
+            else:
+                rejected.append(call)
     text, reasoning = clean(content or "")
     return ParseResult(
         calls=calls,
