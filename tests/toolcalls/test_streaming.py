@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 import random
 
 import pytest
 
 from custom_components.toolbelt.toolcalls import (
-    Catalog,
     StreamDetector,
     resolve_dialect,
 )
@@ -18,12 +15,10 @@ from custom_components.toolbelt.toolcalls.registry import (
     dialect_names,
     get_dialect,
 )
+from tests.toolcalls.dialect_helpers import catalog, corpus_cases
 
-CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
-CASES = [
-    json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line
-]
-CATALOG = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
+CASES = corpus_cases()
+CATALOG = catalog()
 
 
 def _stream(text: str, sizes: list[int] | int = 1) -> tuple[str, StreamDetector]:

@@ -192,7 +192,7 @@ def test_a_huge_hex_literal_in_a_python_call_is_refused():
     # ast builds hex ints of any size, but str() of one fails later (json.dumps).
     result = parse("pythonic", "[HassLightSet(brightness=0x" + "f" * 4000 + ")]")
     assert result.calls == []
-    assert result.rejected[0].name == "HassLightSet"
+    assert result.rejected[0].reason.startswith("cannot read the call list: ")
 
 
 def test_an_over_long_integer_in_an_xml_parameter_stays_text():
