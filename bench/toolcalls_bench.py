@@ -32,6 +32,7 @@ from custom_components.toolbelt.toolcalls import (  # noqa: E402
     guard,
     resolve_dialect,
 )
+from custom_components.toolbelt.toolcalls.registry import detector_for  # noqa: E402
 from custom_components.toolbelt.toolcalls.sanitize import clean  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -203,7 +204,7 @@ def bench_detector(auto, catalog: Catalog) -> None:
         rounds = 20
         start = time.thread_time_ns()
         for _ in range(rounds):
-            detector = auto.detector(names=catalog.names)
+            detector = detector_for(auto, catalog)
             for chunk in chunks:
                 detector.feed(chunk)
             detector.finish()
@@ -235,7 +236,7 @@ def bench_detector_hostile(catalog: Catalog) -> None:
     for label, (dialect, text) in STREAMS.items():
         chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
         start = time.thread_time()
-        detector = get_dialect(dialect).detector(names=catalog.names)
+        detector = detector_for(get_dialect(dialect), catalog)
         for chunk in chunks:
             detector.feed(chunk)
         detector.finish()

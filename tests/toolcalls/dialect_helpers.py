@@ -15,7 +15,11 @@ from typing import Any
 
 from custom_components.toolbelt.toolcalls.catalog import Catalog
 from custom_components.toolbelt.toolcalls.model import ParseResult
-from custom_components.toolbelt.toolcalls.registry import get_dialect, resolve_dialect
+from custom_components.toolbelt.toolcalls.registry import (
+    detector_for,
+    get_dialect,
+    resolve_dialect,
+)
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 
@@ -26,11 +30,18 @@ def catalog() -> Catalog:
     return Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
 
 
-def corpus_cases(family: str) -> list[dict[str, Any]]:
-    """Dev-corpus cases of one family, for ``pytest.mark.parametrize``."""
+def corpus_cases(family: str | None = None) -> list[dict[str, Any]]:
+    """Dev-corpus cases (of one family), for ``pytest.mark.parametrize``."""
     with (CORPUS / "dev.jsonl").open(encoding="utf-8") as handle:
         cases = [json.loads(line) for line in handle if line.strip()]
-    return [case for case in cases if case["family"] == family]
+    return [case for case in cases if family in (None, case["family"])]
+
+
+def engine_cases() -> list[dict[str, Any]]:
+    """Cases ported from the engines' test suites (same schema as the corpus)."""
+    path = CORPUS.parent / "engine_misses.jsonl"
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
 
 
 def parse(dialect: str, text: str) -> ParseResult:
@@ -43,27 +54,27 @@ def parse_auto(text: str) -> ParseResult:
     return resolve_dialect("auto").parse(text, catalog())
 
 
-def _num(value: Any) -> Any:
+def by_value(value: Any) -> Any:
     """Numbers compare by value (50 == 50.0); strings never equal numbers."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, list):
-        return [_num(v) for v in value]
+        return [by_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _num(v) for k, v in value.items()}
+        return {k: by_value(v) for k, v in value.items()}
     return value
 
 
 def calls(result: ParseResult) -> list[tuple[str, Any]]:
     """``[(name, arguments)]`` with numbers normalised, for comparisons."""
-    return [(call.name, _num(call.arguments)) for call in result.calls]
+    return [(call.name, by_value(call.arguments)) for call in result.calls]
 
 
 def expect(*pairs: tuple[str, dict[str, Any]]) -> list[tuple[str, Any]]:
     """The same normalisation for expected calls."""
-    return [(name, _num(args)) for name, args in pairs]
+    return [(name, by_value(args)) for name, args in pairs]
 
 
 def ws(text: str) -> str:
@@ -73,7 +84,7 @@ def ws(text: str) -> str:
 
 def check_corpus_case(dialect: str, case: dict[str, Any]) -> None:
     """A corpus case parses to its expected calls, ids and content, alone and in auto."""
-    expected = [(c["name"], _num(c["arguments"])) for c in case["expected"]]
+    expected = [(c["name"], by_value(c["arguments"])) for c in case["expected"]]
     for result in (parse(dialect, case["raw"]), parse_auto(case["raw"])):
         assert calls(result) == expected, case["id"]
         for want, got in zip(case["expected"], result.calls, strict=True):
@@ -87,7 +98,7 @@ def stream(dialect: str, text: str, *, size: int = 1) -> tuple[str, bool]:
 
     Returns what it released as safe to show and whether it ended up holding.
     """
-    detector = get_dialect(dialect).detector(names=catalog().names)
+    detector = detector_for(get_dialect(dialect), catalog())
     released = []
     for index in range(0, len(text), size):
         released.append(detector.feed(text[index : index + size]))

@@ -2,33 +2,26 @@
 
 BFCL-style: exact names, arguments compared by value (50 == 50.0, "10" != 10),
 ids where the wire format carries them, and the user-visible content after
-collapsing whitespace. Families whose dialect file does not exist yet are
-xfail, decided from the registry, so they count as soon as the file lands.
+collapsing whitespace.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from custom_components.toolbelt.toolcalls import (
-    Catalog,
-    ParseResult,
-    UnknownDialectError,
-    resolve_dialect,
+from custom_components.toolbelt.toolcalls import ParseResult, resolve_dialect
+from tests.toolcalls.dialect_helpers import (
+    by_value,
+    calls,
+    catalog,
+    corpus_cases,
+    ws,
 )
-from custom_components.toolbelt.toolcalls.registry import PRESETS, dialect_names
 
-CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
-CASES = [
-    json.loads(line)
-    for line in (CORPUS / "dev.jsonl").read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
-CATALOG = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
+CASES = corpus_cases()
+CATALOG = catalog()
 
 # Corpus family -> our preset for that model family.
 FAMILY_PRESET = {
@@ -59,56 +52,23 @@ FAMILY_PRESET = {
 }
 
 
-def _missing(family: str) -> list[str]:
-    preset = FAMILY_PRESET.get(family)
-    if preset is None:
-        return []
-    present = set(dialect_names())
-    return [name for name in PRESETS[preset] if name not in present]
-
-
-def _num(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, list):
-        return [_num(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _num(v) for k, v in value.items()}
-    return value
-
-
 def _check(case: dict[str, Any], result: ParseResult) -> None:
-    got = [(c.name, _num(c.arguments)) for c in result.calls]
-    want = [(e["name"], _num(e["arguments"])) for e in case["expected"]]
+    got = calls(result)
+    want = [(e["name"], by_value(e["arguments"])) for e in case["expected"]]
     assert got == want, f"{case['id']}: calls differ"
     for expected, call in zip(case["expected"], result.calls, strict=True):
         if "id" in expected:
             assert call.id == expected["id"], f"{case['id']}: id not kept verbatim"
         assert call.id, "every call needs an id"
-    assert " ".join(result.content.split()) == " ".join(
-        case["expected_content"].split()
-    )
+    assert ws(result.content) == ws(case["expected_content"])
 
 
 def _params(preset_only: bool) -> list[Any]:
-    params = []
-    for case in CASES:
-        if preset_only and case["family"] not in FAMILY_PRESET:
-            continue
-        missing = _missing(case["family"])
-        marks = (
-            [
-                pytest.mark.xfail(
-                    reason=f"dialect not written yet: {missing}", strict=False
-                )
-            ]
-            if missing
-            else []
-        )
-        params.append(pytest.param(case, id=case["id"], marks=marks))
-    return params
+    return [
+        pytest.param(case, id=case["id"])
+        for case in CASES
+        if not preset_only or case["family"] in FAMILY_PRESET
+    ]
 
 
 @pytest.mark.parametrize("case", _params(preset_only=False))
@@ -118,10 +78,7 @@ def test_auto_chain(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", _params(preset_only=True))
 def test_family_preset(case: dict[str, Any]) -> None:
-    try:
-        dialect = resolve_dialect(FAMILY_PRESET[case["family"]])
-    except UnknownDialectError:
-        pytest.xfail("preset names a dialect that is not written yet")
+    dialect = resolve_dialect(FAMILY_PRESET[case["family"]])
     _check(case, dialect.parse(case["raw"], CATALOG))
 
 

@@ -84,34 +84,11 @@ def test_reasoning_only_reply():
         assert result.content == "Hello, world!\nWhat's up?"
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        '<|tools_prefix|>[{"HassTurnOn": {"name": "kitch',
-        '<|tools_prefix|>[{"HassTurnOn": {"name": "a"}}, {"HassTurnOff": {"na',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
+def test_cut_off_list_keeps_its_complete_calls():
+    raw = '<|tools_prefix|>[{"HassTurnOn": {"name": "a"}}, {"HassTurnOff": {"na'
     result = parse("apertus", raw)
-    assert all(c.name != "HassTurnOff" for c in result.calls)
-    assert result.rejected
-    if "HassTurnOff" not in raw:
-        assert result.calls == []
-
-
-def test_unknown_tool_is_refused():
-    result = parse("apertus", '<|tools_prefix|>[{"delete_all": {}}]<|tools_suffix|>')
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-
-
-def test_prose_is_not_a_call():
-    raw = "Apertus uses <|tools_prefix|> markers, but nothing to call here."
-    for result in (parse("apertus", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert ws(result.content) == ws(
-            "Apertus uses markers, but nothing to call here."
-        )
+    assert calls(result) == expect(("HassTurnOn", {"name": "a"}))
+    assert [r.reason for r in result.rejected] == ["call is truncated"]
 
 
 @pytest.mark.parametrize("size", [1, 4, 1000])

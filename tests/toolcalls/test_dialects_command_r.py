@@ -131,32 +131,6 @@ def test_r_plus_directly_answer_is_not_a_call():
     assert result.content == "Plan: I will answer directly."
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "Action: none needed — the garage door is already closed.",
-        'Action: here is the card\n```json\n{"type": "entities", "title": "Lights"}\n```',
-        "Command-R puts calls between <|START_ACTION|> markers, but not now.",
-    ],
-)
-def test_prose_is_not_a_call(raw):
-    for result in (parse("command_r", raw), parse_auto(raw)):
-        assert result.calls == []
-
-
-def test_truncated_action_is_never_dispatched():
-    """llama.cpp R7B partial call: cut off after the tool name."""
-    raw = (
-        "<|START_THINKING|>I'm\nthinking<|END_THINKING|><|START_ACTION|>[\n"
-        '    {"tool_call_id": "0", "tool_name": "HassTurnOn", '
-    )
-    for result in (parse("command_r", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert result.content == ""
-        assert result.reasoning == "I'm\nthinking"
-
-
 @pytest.mark.parametrize("size", [1, 3, 1000])
 def test_streaming_hides_thinking_and_holds_actions(size):
     raw = (

@@ -160,44 +160,6 @@ def test_call_inside_reasoning_counts_when_alone():
     assert calls(result) == expect(("HassTurnOn", {"name": "a"}))
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        # vLLM malformed: the JSON never closes before the end token
-        f'{BEGIN}{CALL}function{SEP}HassTurnOn\n```json\n{{"name": "kitch',
-        f'{BEGIN}{CALL}HassTurnOn{SEP}{{"name": "kitch',
-        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="HassTurnOn">\n'
-        '<｜DSML｜parameter name="name" string="true">kitch',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("deepseek", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert "kitch" not in result.content
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "How can I help you today? I can check weather for you.",
-        # llama.cpp: the marker named in reasoning with no call
-        "I need to remember the syntax. It starts with <｜tool▁calls▁begin｜> and ends with",
-    ],
-)
-def test_prose_is_not_a_call(raw):
-    for result in (parse("deepseek", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert "<｜" not in result.content
-
-
-def test_unknown_tool_is_refused():
-    raw = f'{BEGIN}{CALL}delete_all{SEP}{{"confirm": true}}{CALL_END}{END}'
-    result = parse("deepseek", raw)
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-
-
 @pytest.mark.parametrize("size", [1, 3, 1000])
 @pytest.mark.parametrize(
     ("raw", "visible"),

@@ -120,27 +120,6 @@ def test_prose_is_not_a_call(raw):
         assert result.calls == []
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        '<function=HassTurnOn>{"name": "kitch',
-        '>>>HassTurnOn\n{"name": "kitch',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("functionary", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert "kitch" not in result.content
-
-
-def test_unknown_recipient_is_refused():
-    result = parse("functionary", '>>>delete_everything\n{"confirm": true}')
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_everything"
-    assert result.content == ""
-
-
 @pytest.mark.parametrize("size", [1, 3, 1000])
 @pytest.mark.parametrize(
     ("raw", "visible"),

@@ -216,21 +216,6 @@ def test_call_after_reasoning():
 @pytest.mark.parametrize(
     "raw",
     [
-        # vLLM: no end marker and the string never closes
-        f"<|tool_call>call:HassGetWeather{{name:{Q}London",
-        "<start_function_call>call:HassTurnOn{name:<escape>kitch",
-        "```tool_code\nHassTurnOn(name='kitch",
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("gemma", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
         # Example code in a python fence is not a call
         "Here is how:\n```python\nHassTurnOn(name='kitchen light')\n```",
         # A bare call: in prose with an unknown name
@@ -242,13 +227,6 @@ def test_truncated_calls_are_never_dispatched(raw):
 def test_prose_and_examples_are_not_calls(raw):
     for result in (parse("gemma", raw), parse_auto(raw)):
         assert result.calls == []
-
-
-def test_unknown_tool_is_refused():
-    result = parse("gemma", f"<|tool_call>call:delete_all{{x:{Q}y{Q}}}<tool_call|>")
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-    assert result.content == ""
 
 
 @pytest.mark.parametrize("size", [1, 3, 1000])

@@ -136,34 +136,6 @@ def test_hermes_json_in_the_same_tag_is_not_glm():
     assert parse("glm", raw).calls == []
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "<tool_call>HassTurnOn\n<arg_key>name</arg_key>\n<arg_value>kitch",
-        "<tool_call>HassTurnOn<arg_key>name</arg_key><arg_value>a</arg_value>",
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("glm", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-
-
-def test_unknown_tool_is_refused():
-    """SGLang test_invalid_tool_call."""
-    raw = "<tool_call>invalid_func\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>"
-    result = parse("glm", raw)
-    assert result.calls == []
-    assert result.rejected[0].name == "invalid_func"
-
-
-def test_prose_is_not_a_call():
-    raw = "GLM writes <arg_key> and <arg_value> tags; nothing to call here."
-    for result in (parse("glm", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.content == raw
-
-
 @pytest.mark.parametrize("size", [1, 3, 1000])
 def test_streaming_holds_on_the_tag(size):
     raw = "On it. <tool_call>GetDateTime</tool_call>"

@@ -195,29 +195,6 @@ def test_builtin_tools_are_neither_called_nor_shown(raw):
         assert result.reasoning == "I will execute python"
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        f"{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.HassTurnOn <|constrain|>json"
-        '<|message|>{"name',
-        f'{ANALYSIS}<|start|>assistant<|channel|>commentary to=functions.HassTurnOn<|message|>{{"name": "ki',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("gpt_oss", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert result.content == ""
-
-
-def test_unknown_function_is_refused():
-    result = parse(
-        "gpt_oss", "<|channel|>commentary to=functions.delete_all<|message|>{}<|call|>"
-    )
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-
-
 def test_prose_mentioning_recipients_is_not_a_call():
     raw = "In harmony a call looks like to=functions.name followed by JSON."
     for result in (parse("gpt_oss", raw), parse_auto(raw)):

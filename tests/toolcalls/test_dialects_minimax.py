@@ -174,37 +174,6 @@ def test_invalid_lines_do_not_drop_valid_calls():
     )
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        # SGLang streaming case: stream ended without </invoke>
-        'Normal text before<minimax:tool_call><invoke name="HassTurnOn"><parameter name="name">a'
-        "</parameter>",
-        '<minimax:tool_call><invoke name="HassTurnOn"><parameter name="name">kitch',
-        '<tool_calls>\n{"name": "HassTurnOn", "arguments": {"name": "kitch',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("minimax", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert "<invoke" not in result.content
-        assert "kitch" not in result.content
-
-
-def test_unknown_tool_is_refused():
-    raw = '<minimax:tool_call><invoke name="delete_all"></invoke></minimax:tool_call>'
-    result = parse("minimax", raw)
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-
-
-def test_prose_is_not_a_call():
-    raw = "This is a test: MiniMax wraps calls in <minimax:tool_call> tags."
-    for result in (parse("minimax", raw), parse_auto(raw)):
-        assert result.calls == []
-
-
 @pytest.mark.parametrize("size", [1, 4, 1000])
 def test_streaming_holds_on_the_block(size):
     raw = 'Text before <minimax:tool_call><invoke name="GetDateTime"></invoke></minimax:tool_call>'

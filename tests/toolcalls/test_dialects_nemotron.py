@@ -95,42 +95,6 @@ def test_think_block_is_reasoning_not_content():
     assert result.reasoning == "I need the weather for Tokyo."
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {"name": "kitch',
-        '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {',
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("nemotron", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert "HassTurnOn" not in result.content
-
-
-def test_unknown_tool_is_refused():
-    result = parse(
-        "nemotron", '<TOOLCALL>[{"name": "delete_all", "arguments": {}}]</TOOLCALL>'
-    )
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-    assert result.content == ""
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "No tool call here.",
-        "Nemotron wraps calls in <TOOLCALL> tags; this answer needs none.",
-    ],
-)
-def test_prose_is_not_a_call(raw):
-    for result in (parse("nemotron", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected == []
-
-
 @pytest.mark.parametrize("size", [1, 4, 1000])
 def test_streaming_holds_on_the_tag(size):
     raw = 'Let me check.<TOOLCALL>[{"name": "GetDateTime", "arguments": {}}]</TOOLCALL>'

@@ -197,30 +197,6 @@ def test_prose_is_not_a_call(raw):
         assert ws(result.content) == ws(raw)
 
 
-def test_unknown_tool_in_leading_list_is_rejected():
-    result = parse("pythonic", "[delete_all_automations()]")
-    assert result.calls == []
-    assert [r.reason for r in result.rejected] == [
-        "unknown tool: delete_all_automations"
-    ]
-    assert result.content == ""
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        "[HassTurnOn(name='kitchen li",
-        "<|tool_call_start|>[HassTurnOn(name=",
-        "[HassTurnOn(name='a'), HassTurnOff(",
-    ],
-)
-def test_truncated_list_is_never_dispatched(raw):
-    for result in (parse("pythonic", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-        assert "HassTurnOn" not in result.content
-
-
 def test_non_literal_values_are_refused():
     """Nothing is evaluated: a call expression as a value is not a literal."""
     result = parse("pythonic", "[HassTurnOn(name=__import__('os').getcwd())]")
@@ -273,7 +249,9 @@ def test_a_bad_sibling_does_not_drop_good_calls():
         raw = f"<|python_start|>[{bad}, HassTurnOff(area='LA')]<|python_end|>"
         result = parse("pythonic", raw)
         assert calls(result) == expect(("HassTurnOff", {"area": "LA"}))
-        assert len(result.rejected) == 1
+        assert [r.reason for r in result.rejected] == [
+            "argument values must be plain literals (text, numbers, lists)"
+        ]
 
 
 def test_an_unreadable_call_goes_back_and_its_siblings_run():
@@ -301,7 +279,7 @@ def test_malformed_list_inside_markers_is_refused_not_shown():
     """vLLM llama4_pythonic: mismatched brackets give no call (and no markup in content)."""
     result = parse("pythonic", "<|python_start|>[HassTurnOn(x=1])]<|python_end|>")
     assert result.calls == []
-    assert result.rejected
+    assert [r.reason for r in result.rejected] == ["not a valid call list"]
     assert result.content == ""
 
 

@@ -146,35 +146,6 @@ def test_content_and_reasoning(raw, content, reasoning):
         assert ws(result.reasoning) == ws(reasoning)
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        # llama.cpp partial: parameter value still streaming
-        "<seed:tool_call>\n<function=memory_store>\n<parameter=tags>[1,\n",
-        # function never closed
-        "<seed:tool_call>\n<function=HassTurnOn>\n<parameter=name>a</parameter>\n",
-    ],
-)
-def test_truncated_calls_are_never_dispatched(raw):
-    for result in (parse("seed_oss", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert result.rejected
-
-
-def test_unknown_tool_is_refused():
-    raw = "<seed:tool_call>\n<function=delete_all>\n</function>\n</seed:tool_call>"
-    result = parse("seed_oss", raw)
-    assert result.calls == []
-    assert result.rejected[0].name == "delete_all"
-
-
-def test_prose_is_not_a_call():
-    raw = "Seed writes <seed:tool_call> blocks; not now."
-    for result in (parse("seed_oss", raw), parse_auto(raw)):
-        assert result.calls == []
-        assert ws(result.content) == ws("Seed writes blocks; not now.")
-
-
 @pytest.mark.parametrize("size", [1, 4, 1000])
 def test_streaming_hides_thinking_and_holds_calls(size):
     raw = (

@@ -5,23 +5,16 @@ Same schema as the dev corpus; every case goes through ``auto``.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from custom_components.toolbelt.toolcalls import resolve_dialect
 
+from .dialect_helpers import engine_cases
 from .test_corpus import CATALOG, _check
 
-CASES = [
-    json.loads(line)
-    for line in (Path(__file__).parent.parent / "fixtures" / "engine_misses.jsonl")
-    .read_text(encoding="utf-8")
-    .splitlines()
-    if line.strip()
-]
+CASES = engine_cases()
 
 
 def _params() -> list[Any]:

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import contextlib
-import json
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from custom_components.toolbelt.toolcalls import (
-    Catalog,
     loads_loose,
     parse,
     resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.jsonrepair import LooseJSONError
+from custom_components.toolbelt.toolcalls.registry import detector_for
+from tests.toolcalls.dialect_helpers import catalog
 
-CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
-CATALOG = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
+CATALOG = catalog()
 AUTO = resolve_dialect("auto")
 SETTINGS = settings(
     max_examples=300, deadline=None, suppress_health_check=list(HealthCheck)
@@ -112,7 +110,7 @@ def test_loose_json_only_raises_its_own_error(text: str) -> None:
 @SETTINGS
 @given(protocolish, st.integers(min_value=1, max_value=9))
 def test_detector_never_raises_and_releases_a_prefix(text: str, size: int) -> None:
-    detector = AUTO.detector()
+    detector = detector_for(AUTO)
     released = "".join(
         detector.feed(text[i : i + size]) for i in range(0, len(text), size)
     )

@@ -21,29 +21,16 @@ from custom_components.toolbelt.toolcalls import (
 )
 from custom_components.toolbelt.toolcalls.registry import (
     AUTO_ORDER,
+    DIALECTS,
     PRESETS,
+    detector_for,
     dialect_names,
 )
 
-MINE = (
-    "native",
-    "react",
-    "hermes",
-    "qwen",
-    "qwen3_coder_xml",
-    "llama3",
-    "mistral",
-    "xlam",
-    "functools",
-    "markdown_json",
-    "home_llm",
-)
 
-
-def test_builtin_dialects_are_registered() -> None:
-    names = dialect_names()
-    for name in MINE:
-        assert name in names
+def test_every_dialect_is_registered_under_its_own_name() -> None:
+    assert dialect_names() == tuple(DIALECTS)
+    for name in DIALECTS:
         assert get_dialect(name).name == name
 
 
@@ -60,16 +47,15 @@ def test_unknown_name_in_a_preset_raises_at_registration() -> None:
     assert "broken" not in PRESETS
 
 
-def test_builtin_presets_only_name_known_dialects() -> None:
-    """Every preset resolves once all dialect files exist (TC-B's may still be missing)."""
-    present = set(dialect_names())
+def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
+    """A name that is a dialect and a preset (``qwen``) means the dialect."""
     for name, chain in PRESETS.items():
-        missing = [d for d in chain if d not in present]
-        if missing:
-            with pytest.raises(UnknownDialectError):
-                resolve_dialect(name)
+        resolved = resolve_dialect(name)
+        if name in DIALECTS:
+            assert resolved is get_dialect(name)
         else:
-            assert isinstance(resolve_dialect(name), (Dialect, ChainDialect))
+            assert [d.name for d in resolved.dialects] == list(chain), name
+    assert sorted(AUTO_ORDER) == sorted(set(DIALECTS) - {"native"})
 
 
 @pytest.mark.parametrize(
@@ -147,6 +133,6 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
 
     register_dialect("shout_test", Shout)
     assert resolve_dialect("shout_test").parse("HI", Catalog()).content == "hi"
-    assert "!!CALL " in get_dialect("hermes").detector()._markers
+    assert "!!CALL " in detector_for(get_dialect("hermes"))._markers
     with pytest.raises(TypeError):
         register_dialect("bad", object)  # type: ignore[arg-type]

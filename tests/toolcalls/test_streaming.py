@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 import random
 
 import pytest
 
-from custom_components.toolbelt.toolcalls import StreamDetector, resolve_dialect
-from custom_components.toolbelt.toolcalls.registry import dialect_names, get_dialect
+from custom_components.toolbelt.toolcalls import (
+    StreamDetector,
+    resolve_dialect,
+)
+from custom_components.toolbelt.toolcalls.registry import (
+    detector_for,
+    dialect_names,
+    get_dialect,
+)
+from tests.toolcalls.dialect_helpers import catalog, corpus_cases, engine_cases
 
-CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
-CASES = [
-    json.loads(line) for line in (CORPUS / "dev.jsonl").read_text().splitlines() if line
-]
-TOOL_NAMES = [
-    t["function"]["name"] for t in json.loads((CORPUS / "tools.json").read_text())
-]
+CASES = corpus_cases()
+CATALOG = catalog()
 
 
 def _stream(text: str, sizes: list[int] | int = 1) -> tuple[str, StreamDetector]:
-    detector = resolve_dialect("auto").detector(names=tuple(TOOL_NAMES))
+    detector = detector_for(resolve_dialect("auto"), CATALOG)
     out: list[str] = []
     pos = 0
     index = 0
@@ -70,7 +71,7 @@ def test_random_chunking_is_equally_safe(case: dict) -> None:
 
 
 def test_prose_is_released_immediately() -> None:
-    detector = resolve_dialect("auto").detector()
+    detector = detector_for(resolve_dialect("auto"))
     assert detector.feed("The kitchen ") == "The kitchen "
     assert detector.feed("light is on") == "light is on"
     assert detector.feed(" and dimmed.") == " and dimmed."
@@ -79,7 +80,7 @@ def test_prose_is_released_immediately() -> None:
 
 
 def test_only_a_possible_marker_prefix_is_held() -> None:
-    detector = resolve_dialect("auto").detector()
+    detector = detector_for(resolve_dialect("auto"))
     assert detector.feed("Sure, one moment <tool") == "Sure, one moment "
     assert detector.feed("box is fine") == "<toolbox is fine"
     assert detector.feed(" <tool_call>{") == " "
@@ -89,10 +90,10 @@ def test_only_a_possible_marker_prefix_is_held() -> None:
 
 
 def test_bare_json_only_counts_at_the_start() -> None:
-    start = resolve_dialect("auto").detector()
+    start = detector_for(resolve_dialect("auto"))
     assert start.feed('  {"name": "HassTurnOn"') == ""
     assert start.holding
-    later = resolve_dialect("auto").detector()
+    later = detector_for(resolve_dialect("auto"))
     assert later.feed('Your windows: ["kitchen"]') == 'Your windows: ["kitchen"]'
     assert not later.holding
 
@@ -176,17 +177,7 @@ def test_numbered_look_alikes_are_prose(raw: str, size: int) -> None:
     assert not detector.holding
 
 
-ENGINE_CALL_CASES = [
-    case
-    for case in (
-        json.loads(line)
-        for line in (Path(__file__).parent.parent / "fixtures" / "engine_misses.jsonl")
-        .read_text(encoding="utf-8")
-        .splitlines()
-        if line.strip()
-    )
-    if case["expected"]
-]
+ENGINE_CALL_CASES = [case for case in engine_cases() if case["expected"]]
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 64])
@@ -211,13 +202,13 @@ def test_label_mid_sentence_is_prose() -> None:
 
 
 def test_detector_of_one_dialect_holds_on_every_dialects_markers() -> None:
-    detector = get_dialect("react").detector()
+    detector = detector_for(get_dialect("react"))
     assert detector.feed("Okay [TOOL_CALLS][") == "Okay "
     assert detector.holding
 
 
 def test_finish_releases_a_tail_that_never_became_a_marker() -> None:
-    detector = resolve_dialect("auto").detector()
+    detector = detector_for(resolve_dialect("auto"))
     assert detector.feed("I like <to") == "I like "
     assert detector.finish() == "<to"
     assert detector.released == "I like <to"
@@ -241,7 +232,7 @@ def test_special_tokens_are_never_streamed(reply: str, shown: str) -> None:
     from custom_components.toolbelt.toolcalls import resolve_dialect
 
     for size in (1, 3, len(reply)):
-        detector = resolve_dialect("auto", None).detector()
+        detector = detector_for(resolve_dialect("auto", None))
         out = "".join(
             detector.feed(reply[i : i + size]) for i in range(0, len(reply), size)
         )
@@ -265,7 +256,7 @@ def test_harmony_final_channel_streams_before_the_end(size: int) -> None:
     """gpt-oss answers are released as they come; analysis and calls never are."""
     from custom_components.toolbelt.toolcalls import resolve_dialect
 
-    detector = resolve_dialect("auto", "gpt-oss-20b").detector()
+    detector = detector_for(resolve_dialect("auto", "gpt-oss-20b"))
     pieces = [
         detector.feed(HARMONY_ANSWER[i : i + size])
         for i in range(0, len(HARMONY_ANSWER), size)
@@ -274,7 +265,7 @@ def test_harmony_final_channel_streams_before_the_end(size: int) -> None:
     assert released_early.startswith("The living room is at 21")
     assert released_early + detector.finish() == "The living room is at 21 degrees."
 
-    detector = resolve_dialect("auto", "gpt-oss-20b").detector()
+    detector = detector_for(resolve_dialect("auto", "gpt-oss-20b"))
     out = "".join(
         detector.feed(HARMONY_CALL[i : i + size])
         for i in range(0, len(HARMONY_CALL), size)

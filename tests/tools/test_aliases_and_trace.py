@@ -10,7 +10,7 @@ from custom_components.toolbelt.tools.aliases import (
     route_call,
     should_offer_time,
 )
-from custom_components.toolbelt.tools.catalog import TOOLS_BY_NAME
+from custom_components.toolbelt.tools.definitions import TOOLS_BY_NAME
 from custom_components.toolbelt.tools.references import References
 from custom_components.toolbelt.tools.trace import REDACTED, CallTrace, TraceLog
 

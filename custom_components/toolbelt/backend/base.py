@@ -6,7 +6,7 @@ with any object that yields these deltas.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -89,7 +89,7 @@ class CompletionRequest:
 class ModelBackend(Protocol):
     """What the loop needs from a model server. Errors are backend.errors.BackendError."""
 
-    def complete(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+    def complete(self, request: CompletionRequest) -> AsyncGenerator[Delta]:
         """Yield the reply as deltas, ending with exactly one Finish."""
         ...
 

@@ -8,7 +8,7 @@ BackendError, so nothing above this module knows HTTP. Reading is defensive
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 import contextlib
 import json
 from typing import Any
@@ -69,7 +69,7 @@ class OpenAICompatBackend:
 
     # -- chat completions ----------------------------------------------------------
 
-    def complete(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+    def complete(self, request: CompletionRequest) -> AsyncGenerator[Delta]:
         """Yield the reply as deltas ending with one Finish; raise BackendError.
 
         request.timeout bounds the whole request, a stream that stalls included.
@@ -105,7 +105,7 @@ class OpenAICompatBackend:
             params["stream_options"] = {"include_usage": True}
         return params
 
-    async def _stream(self, params: dict[str, Any]) -> AsyncIterator[Delta]:
+    async def _stream(self, params: dict[str, Any]) -> AsyncGenerator[Delta]:
         deadline = asyncio.get_running_loop().time() + params["timeout"]
         try:
             async with asyncio.timeout_at(deadline):
@@ -157,7 +157,7 @@ class OpenAICompatBackend:
             raise BackendServerError(self.label, None, detail=_error_message(error))
         return ChatCompletionChunk.construct(**data)
 
-    async def _whole(self, params: dict[str, Any]) -> AsyncIterator[Delta]:
+    async def _whole(self, params: dict[str, Any]) -> AsyncGenerator[Delta]:
         try:
             async with asyncio.timeout(params["timeout"]):
                 completion = await self._client.chat.completions.create(**params)

@@ -17,6 +17,7 @@ from .calls import (
 from .catalog import Catalog, ToolSpec
 from .chain import ChainDialect
 from .dialects.base import Dialect
+from .dialects.native import from_openai_tool_calls
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -86,12 +87,3 @@ def parse(
 ) -> ParseResult:
     """Parse one complete reply with the dialect ``tool_format`` resolves to."""
     return resolve_dialect(tool_format, model).parse(text, catalog)
-
-
-def from_openai_tool_calls(
-    tool_calls, catalog: Catalog, content: str | None = ""
-) -> ParseResult:
-    """Structured ``tool_calls`` (dicts or SDK objects) as a ``ParseResult``."""
-    from .dialects.native import from_openai_tool_calls as convert
-
-    return convert(tool_calls, catalog, content=content)

@@ -13,11 +13,13 @@ UTF-8 (a lone surrogate) is written with ``\\u`` escapes instead.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from .catalog import Catalog
+from .dialects.base import Dialect
 from .registry import resolve_dialect
 
 USAGE = "usage: python -m custom_components.toolbelt.toolcalls TOOLS.json < lines.jsonl"
@@ -33,7 +35,7 @@ def _load_catalog(path: str) -> Catalog:
     return Catalog.from_openai(tools)
 
 
-def _handle(line: str, catalog: Catalog, dialect) -> dict:
+def _handle(line: str, catalog: Catalog, dialect: Dialect) -> dict[str, Any]:
     try:
         item = json.loads(line)
     except (ValueError, RecursionError) as err:
@@ -44,7 +46,7 @@ def _handle(line: str, catalog: Catalog, dialect) -> dict:
         result = dialect.parse(item["text"], catalog)
     except Exception as err:  # report and keep going
         return {"error": f"{type(err).__name__}: {err}"}
-    answer: dict = {
+    answer: dict[str, Any] = {
         "calls": [
             {"id": call.id, "name": call.name, "arguments": call.arguments}
             for call in result.calls
@@ -86,5 +88,6 @@ def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
 
 
 if __name__ == "__main__":
-    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+    if isinstance(sys.stdin, io.TextIOWrapper):  # bad bytes never stop the stream
+        sys.stdin.reconfigure(errors="replace")
     sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr))

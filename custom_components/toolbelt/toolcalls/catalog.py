@@ -236,15 +236,15 @@ class Catalog:
         self._folded_props: dict[str, dict[str, str]] = {}
 
     @classmethod
-    def from_openai(cls, tools: list[dict[str, Any]] | None) -> Catalog:
+    def from_openai(cls, tools: list[Any] | None) -> Catalog:
         """Build from an OpenAI ``tools=[...]`` list (bare function dicts also work)."""
         specs: list[ToolSpec] = []
         for item in tools or ():
             if not isinstance(item, dict):
                 continue
-            func = (
-                item.get("function") if isinstance(item.get("function"), dict) else item
-            )
+            func = item.get("function")
+            if not isinstance(func, dict):
+                func = item
             name = func.get("name")
             if not isinstance(name, str) or not name:
                 continue
@@ -340,7 +340,7 @@ class Catalog:
         return None
 
     def normalize_arguments(
-        self, name: str, args: dict[str, Any], *, coerce: bool = False
+        self, name: str, args: dict[Any, Any], *, coerce: bool = False
     ) -> dict[str, Any]:
         """Map invented argument keys onto the schema's keys.
 

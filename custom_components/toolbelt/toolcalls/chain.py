@@ -58,11 +58,6 @@ class ChainDialect(Dialect):
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
 
-    @property
-    def primary(self) -> Dialect:
-        """The member whose prompt, stops and result format the chain uses."""
-        return self._text
-
     def system_prompt(self, catalog: Catalog) -> str:
         return self._text.system_prompt(catalog)
 

@@ -16,10 +16,9 @@ Every scan below it is linear, so the bound is also a bound on time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import functools
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .jsonrepair import end_json5_budget, start_json5_budget
 from .model import ParseResult, RejectedCall
@@ -38,7 +37,11 @@ _LOGGER = logging.getLogger(__name__)
 # parse on the event loop to tens of milliseconds (bench/toolcalls_bench.py).
 MAX_REPLY_CHARS = 64_000
 
-Parse = Callable[["Dialect", str, "Catalog"], ParseResult]
+
+class Parse(Protocol):
+    """A dialect's ``parse`` as the class holds it, called with the dialect first."""
+
+    def __call__(_, self: Dialect, text: str, catalog: Catalog) -> ParseResult: ...
 
 
 def refused(text: str, reason: str, dialect: str | None, *, shown: int) -> ParseResult:

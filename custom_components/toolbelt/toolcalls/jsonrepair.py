@@ -60,6 +60,14 @@ _JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=Non
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
 _BARE_RE = re.compile(r"[^,:\]}\n\r\t ]*")
+
+
+def _run_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where the run of ``pattern`` (a starred class: it always matches) at ``pos`` ends."""
+    match = pattern.match(text, pos)
+    return match.end() if match else pos
+
+
 _DQ_STOP = re.compile(r'["\\]')
 _SQ_STOP = re.compile(r"['\\]")
 _STRUCT = re.compile(r"[{}\[\]\"']")
@@ -100,7 +108,7 @@ class _Lenient:
         self.depth = 0
 
     def ws(self) -> None:
-        self.pos = _WS_RE.match(self.text, self.pos).end()
+        self.pos = _run_end(_WS_RE, self.text, self.pos)
 
     def value(self) -> Any:
         self.ws()
@@ -208,7 +216,7 @@ class _Lenient:
     def bare(self) -> Any:
         text, n = self.text, len(self.text)
         start = self.pos
-        pos = _BARE_RE.match(text, start).end()
+        pos = _run_end(_BARE_RE, text, start)
         word = text[start:pos]
         if not word:
             raise LooseJSONError(f"unexpected {text[start]!r}")
@@ -231,10 +239,10 @@ class _Lenient:
             raise LooseJSONError(f"cannot read {word!r}")
         # Bareword values: allow words separated by spaces up to a delimiter.
         while pos < n and text[pos] == " ":
-            nxt = _SPACES_RE.match(text, pos).end()
+            nxt = _run_end(_SPACES_RE, text, pos)
             if nxt >= n or text[nxt] in ",:]}\n":
                 break
-            end = _BARE_RE.match(text, nxt).end()
+            end = _run_end(_BARE_RE, text, nxt)
             if end >= n and self.depth:
                 raise TruncatedJSONError("text ends inside a value")
             pos = end

@@ -79,11 +79,9 @@ def _lines(catalog: Catalog, names: dict[str, str], seen: list[str]) -> list[str
     lines = []
     for tool in catalog:
         params = tool.parameters or {}
-        props = (
-            params.get("properties")
-            if isinstance(params.get("properties"), dict)
-            else {}
-        )
+        props = params.get("properties")
+        if not isinstance(props, dict):
+            props = {}
         required = set(params.get("required") or ())
         args = ", ".join(
             f"{key}{'' if key in required else '?'}: {_type_name(prop, names, seen)}"

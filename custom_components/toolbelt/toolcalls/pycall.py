@@ -50,10 +50,10 @@ def _literal(node: ast.AST, depth: int = 0) -> Any:
         return [_literal(item, depth) for item in node.elts]
     if isinstance(node, ast.Dict):
         result = {}
-        for key, value in zip(node.keys, node.values, strict=True):
+        for key, item in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise PyCallError("** in a dict")
-            result[str(_literal(key, depth))] = _literal(value, depth)
+            result[str(_literal(key, depth))] = _literal(item, depth)
         return result
     raise PyCallError(f"not a literal: {type(node).__name__}")
 

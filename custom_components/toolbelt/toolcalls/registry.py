@@ -1,10 +1,11 @@
 """Dialect registry, model-family presets and ``tool_format`` resolution.
 
 Built-in dialects live one per file in ``dialects/`` and are listed in
-``_BUILTIN`` (name -> class); they are imported with this module, so a turn on
-Home Assistant's event loop never imports one. A preset is an
-ordered dialect chain for a model family; naming a dialect that does not exist
-is an error when the preset is registered or resolved, never a silent skip.
+``DIALECTS`` (name -> class); they are imported with this module, which the
+platform imports when it loads, so a turn on Home Assistant's event loop never
+imports one. A preset is an ordered dialect chain for a model family; naming a
+dialect that does not exist is an error when the preset is registered or
+resolved, never a silent skip.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from .dialects.base import Dialect
 from .dialects.command_r import CommandRDialect
 from .dialects.deepseek import DeepSeekDialect
 from .dialects.functionary import FunctionaryDialect
-from .dialects.functools import FunctoolsDialect
 from .dialects.gemma import GemmaDialect
 from .dialects.glm import GlmDialect
 from .dialects.gpt_oss import GptOssDialect
@@ -33,6 +33,7 @@ from .dialects.minimax import MiniMaxDialect
 from .dialects.mistral import MistralDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
+from .dialects.phi4_functools import FunctoolsDialect
 from .dialects.pythonic import PythonicDialect
 from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
@@ -43,6 +44,7 @@ from .streaming import DEFAULT_START_MARKERS, StreamDetector
 
 __all__ = [
     "AUTO_ORDER",
+    "DIALECTS",
     "PRESETS",
     "UnknownDialectError",
     "detector_for",
@@ -62,7 +64,7 @@ class UnknownDialectError(ValueError):
 
 # Every built-in dialect, imported with this module: nothing is imported later,
 # on Home Assistant's event loop, when a turn first needs a dialect.
-_BUILTIN: dict[str, type[Dialect]] = {
+DIALECTS: dict[str, type[Dialect]] = {
     "native": NativeDialect,
     "react": ReactDialect,
     "hermes": HermesDialect,
@@ -193,15 +195,11 @@ def register_dialect(name: str, cls: type[Dialect]) -> None:
     _union_cache.clear()
 
 
-def _load(name: str) -> type[Dialect] | None:
-    return _classes.get(name) or _BUILTIN.get(name)
-
-
 def get_dialect(name: str) -> Dialect:
     """The dialect registered as ``name``; raises ``UnknownDialectError``."""
     if name in _instances:
         return _instances[name]
-    cls = _load(name)
+    cls = _classes.get(name) or DIALECTS.get(name)
     if cls is None:
         raise UnknownDialectError(
             f"unknown tool-call dialect {name!r}; known: {', '.join(dialect_names())}"
@@ -213,8 +211,8 @@ def get_dialect(name: str) -> Dialect:
 
 def dialect_names() -> tuple[str, ...]:
     """Names of every dialect that can be loaded, built-ins first."""
-    extras = [n for n in _classes if n not in _BUILTIN]
-    return (*_BUILTIN, *extras)
+    extras = [n for n in _classes if n not in DIALECTS]
+    return (*DIALECTS, *extras)
 
 
 def _chain(names: Iterable[str], label: str) -> ChainDialect:
@@ -250,11 +248,9 @@ def preset_for_model(model: str | None) -> tuple[str, ...]:
 
 
 def auto_names() -> tuple[str, ...]:
-    """The ``auto`` order restricted to dialects that exist, then any extras."""
-    present = set(dialect_names())
-    ordered = [n for n in AUTO_ORDER if n in present]
-    ordered += [n for n in dialect_names() if n not in ordered and n != "native"]
-    return tuple(ordered)
+    """The ``auto`` order, then dialects registered at run time (never ``native``)."""
+    extras = (n for n in dialect_names() if n not in AUTO_ORDER and n != "native")
+    return (*AUTO_ORDER, *extras)
 
 
 def resolve_dialect(
@@ -270,9 +266,7 @@ def resolve_dialect(
     fmt = (tool_format or "auto").strip().lower()
     if fmt == "auto":
         return _chain((*preset_for_model(model), *auto_names()), "auto")
-    if fmt in PRESETS and fmt not in _BUILTIN and fmt not in _classes:
-        return _chain(PRESETS[fmt], fmt)
-    if fmt in _BUILTIN or fmt in _classes:
+    if fmt in DIALECTS or fmt in _classes:
         return get_dialect(fmt)
     if fmt in PRESETS:
         return _chain(PRESETS[fmt], fmt)
@@ -300,26 +294,26 @@ def _union() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def opens_reasoning_in_template(model: str | None) -> bool:
     """Whether the model's replies start inside a reasoning block (template-opened)."""
-    return bool(model) and _TEMPLATE_THINKING.search(model.lower()) is not None
+    return model is not None and _TEMPLATE_THINKING.search(model.lower()) is not None
 
 
 def detector_for(
     dialect: Dialect,
-    *,
-    names: Iterable[str] = (),
     catalog: Catalog | None = None,
+    *,
     start_in_reasoning: bool = False,
 ) -> StreamDetector:
     """A detector holding on ``dialect``'s markers plus every registered one.
 
-    With a ``catalog``, a reply or line that opens with a tool's name (exact,
-    or without its ``intent__`` namespace, as the catalog resolves it) holds
-    too: formats like Functionary's write a call as a bare name.
+    Every registered dialect counts, because the loop may fall back to another
+    format. With a ``catalog``, a reply or line that opens with a tool's name
+    (exact, or without its ``intent__`` namespace, as the catalog resolves it)
+    holds too: formats like Functionary's write a call as a bare name.
     """
     markers, starts = _union()
+    names: tuple[str, ...] = ()
     if catalog is not None:
         names = (
-            *names,
             *catalog.names,
             *(n.rsplit("__", 1)[1] for n in catalog.names if "__" in n),
         )

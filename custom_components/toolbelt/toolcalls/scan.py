@@ -49,7 +49,8 @@ _WS = re.compile(r"[ \t\r\n]*")
 
 def skip_ws(text: str, pos: int, limit: int | None = None) -> int:
     """First non-whitespace offset at or after ``pos`` (at most ``limit``)."""
-    end = _WS.match(text, pos).end() if pos < len(text) else pos
+    match = _WS.match(text, pos) if pos < len(text) else None
+    end = match.end() if match else pos
     return end if limit is None else min(end, limit)
 
 

@@ -265,9 +265,9 @@ def _object_errors(
     schema: dict[str, Any], value: dict[str, Any], path: str
 ) -> list[str]:
     prefix = f"{path}." if path else ""
-    props = (
-        schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    )
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
     problems = [
         f"missing required argument: {prefix}{key}"
         for key in schema.get("required") or ()

@@ -20,6 +20,7 @@ before the reply waits aside instead of being searched again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 import re
 
@@ -113,6 +114,23 @@ def _prefixes(words: Iterable[str]) -> frozenset[str]:
     return frozenset(w[:i] for w in words for i in range(1, len(w)))
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a detector searches for, compiled once per set of markers."""
+
+    markers: tuple[str, ...]  # longest first
+    starts: tuple[str, ...]  # longest first
+    reasoning: dict[str, tuple[str, ...]]  # opener -> closers
+    pattern: re.Pattern[str] | None  # any watched marker, opener or lone closer
+    prefixes: frozenset[str]  # proper prefixes of the watched strings
+    start_prefixes: frozenset[str]
+    firsts: frozenset[str]  # first characters of the watched strings
+    maxlen: int  # longest watched string
+    line_re: re.Pattern[str] | None  # a line marker after indentation
+    line_prefixes: frozenset[str]
+    lone: tuple[str, ...]  # closers that end a template-opened block
+
+
 @lru_cache(maxsize=32)
 def _plan(
     markers: frozenset[str],
@@ -120,7 +138,7 @@ def _plan(
     reasoning: tuple[tuple[str, tuple[str, ...]], ...],
     lines: frozenset[str],
     lone: tuple[str, ...],
-) -> tuple:
+) -> _Plan:
     """Compiled patterns and prefix sets, shared by detectors with the same markers."""
     by_len = tuple(sorted(markers, key=len, reverse=True))
     start_list = tuple(sorted(starts, key=len, reverse=True))
@@ -145,18 +163,18 @@ def _plan(
         if line_list
         else None
     )
-    return (
-        by_len,
-        start_list,
-        reasoning_map,
-        pattern,
-        _prefixes(watched),
-        _prefixes(start_list),
-        frozenset(m[0] for m in watched),
-        max((len(m) for m in watched), default=1),
-        line_re,
-        _prefixes(line_list),
-        frozenset(lone),
+    return _Plan(
+        markers=by_len,
+        starts=start_list,
+        reasoning=reasoning_map,
+        pattern=pattern,
+        prefixes=_prefixes(watched),
+        start_prefixes=_prefixes(start_list),
+        firsts=frozenset(m[0] for m in watched),
+        maxlen=max((len(m) for m in watched), default=1),
+        line_re=line_re,
+        line_prefixes=_prefixes(line_list),
+        lone=lone,
     )
 
 
@@ -193,19 +211,17 @@ class StreamDetector:
             frozenset(m for m in (*line_markers, *starts) if m),
             delimiters.lone_closers(),
         )
-        (
-            self._markers,
-            self._starts,
-            self._reasoning,
-            self._pattern,
-            self._prefixes,
-            self._start_prefixes,
-            self._firsts,
-            self._maxlen,
-            self._line_re,
-            self._line_prefixes,
-            self._lone,
-        ) = plan
+        self._markers = plan.markers
+        self._starts = plan.starts
+        self._reasoning = plan.reasoning
+        self._pattern = plan.pattern
+        self._prefixes = plan.prefixes
+        self._start_prefixes = plan.start_prefixes
+        self._firsts = plan.firsts
+        self._maxlen = plan.maxlen
+        self._line_re = plan.line_re
+        self._line_prefixes = plan.line_prefixes
+        self._lone = plan.lone
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""
@@ -319,7 +335,7 @@ class StreamDetector:
                 return False
             self._lstrip = False
         if self._at_start:
-            stripped = buf[_LEADING.match(buf).end() :]
+            stripped = _LEADING.sub("", buf, count=1)
             if len(stripped) < len(buf):
                 self._lead.append(buf[: len(buf) - len(stripped)])
                 buf = self._buf = stripped
@@ -336,9 +352,10 @@ class StreamDetector:
             if buf in self._start_prefixes:
                 return False
         match = self._pattern.search(buf) if self._pattern else None
-        line = self._line_re.search(buf) if self._line_re else None
-        if line is not None and line.start() == 0 and not self._bol:
-            line = self._line_re.search(buf, 1)  # buf starts mid-line
+        line_re = self._line_re
+        line = line_re.search(buf) if line_re else None
+        if line_re and line is not None and line.start() == 0 and not self._bol:
+            line = line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
             out.append(buf[: line.start()])
             label = line.group(1)
@@ -359,10 +376,10 @@ class StreamDetector:
         special = _SPECIAL_OPEN.search(buf)
         if special is not None and (match is None or special.start() < match.start()):
             start = special.start()
-            token = _SPECIAL.match(buf, start)
-            if token is not None:
+            special_token = _SPECIAL.match(buf, start)
+            if special_token is not None:
                 out.append(buf[:start])
-                self._buf = buf[token.end() :]
+                self._buf = buf[special_token.end() :]
                 return True
             if _SPECIAL_PARTIAL.fullmatch(buf, start):
                 out.append(buf[:start])  # may still become a special token

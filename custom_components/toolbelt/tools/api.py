@@ -28,7 +28,6 @@ from ..const import LOGGER
 from ..outside_data import RULE as OUTSIDE_RULE
 from .agents import AgentRef, calling_agent
 from .aliases import resolve_tool_call, should_offer_time
-from .catalog import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .const import (
     API_ID,
     API_NAME,
@@ -41,6 +40,7 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .context import ToolContext
+from .definitions import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
 from .memory.sqlite import SqliteMemory

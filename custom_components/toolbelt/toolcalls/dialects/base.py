@@ -15,7 +15,6 @@ from ..guard import guard_parse
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
-    from ..streaming import StreamDetector
 
 
 class Dialect:
@@ -76,14 +75,3 @@ class Dialect:
     def sanitize(self, text: str) -> str:
         """Remove this format's leftover scaffolding from a final answer."""
         return text
-
-    def detector(self, *, names: tuple[str, ...] = ()) -> StreamDetector:
-        """An incremental detector that says what streamed text is safe to show.
-
-        It holds on the markers of every registered dialect, not just this
-        one, because the loop may fall back to another format. ``names`` are
-        catalog tool names (formats that open with a bare name).
-        """
-        from ..registry import detector_for
-
-        return detector_for(self, names=names)

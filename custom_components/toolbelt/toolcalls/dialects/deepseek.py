@@ -230,7 +230,9 @@ class DeepSeekDialect(Dialect):
                 body = text[inv.end() : inv_close]
                 params = _dsml_params(body)
                 if params is None:
-                    call = RejectedCall(name, raw, "a parameter is never closed")
+                    call: ToolCall | RejectedCall = RejectedCall(
+                        name, raw, "a parameter is never closed"
+                    )
                 elif params:
                     args = typed_text_arguments(
                         catalog, name, [(k, v) for k, v, _ in params]

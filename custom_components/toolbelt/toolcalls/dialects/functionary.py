@@ -185,8 +185,8 @@ class FunctionaryDialect(Dialect):
                 continue
             resolved = catalog.resolve(recipient)
             if resolved in _PYTHON_TOOLS and not body.lstrip().startswith("{"):
-                call = make_call(catalog, resolved, {"code": body.strip()}, raw=body)
-                found.append(Found(head, block_end, call))
+                code = make_call(catalog, resolved, {"code": body.strip()}, raw=body)
+                found.append(Found(head, block_end, code))
                 continue
             call = _json_call(catalog, recipient, body, text[head:block_end])
             if call is None:

@@ -73,7 +73,7 @@ class GraniteDialect(Dialect):
             if result is not None:
                 calls, end = result
                 end = _after_closer(text, end, closer)
-                found.extend(Found(pos, end, c) for c in calls or [None])
+                found.extend(Found(pos, end, c) for c in calls or (None,))
                 nxt = end
             elif body >= len(text):
                 found.append(Found(pos, len(text), None))
@@ -108,7 +108,7 @@ class GraniteDialect(Dialect):
                 except PyCallError:
                     calls = None
             if calls is not None:
-                found.extend(Found(start, end, c) for c in calls or [None])
+                found.extend(Found(start, end, c) for c in calls or (None,))
         return found
 
     def sanitize(self, text: str) -> str:

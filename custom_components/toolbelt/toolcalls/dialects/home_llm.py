@@ -23,7 +23,7 @@ from ..jsonrepair import (
     find_json_end,
     loads_loose,
 )
-from ..model import ParseResult
+from ..model import ParseResult, RejectedCall, ToolCall
 from ..prompting import compact_catalog
 from ..scan import find_fences, skip_ws
 from .base import Dialect
@@ -37,7 +37,9 @@ _SERVICE_LINE = re.compile(
 SERVICE_TOOL = "HassCallService"
 
 
-def _object_call(obj: object, catalog: Catalog, raw: str):
+def _object_call(
+    obj: object, catalog: Catalog, raw: str
+) -> ToolCall | RejectedCall | None:
     if (
         isinstance(obj, dict)
         and isinstance(obj.get("service"), str)

@@ -14,7 +14,6 @@ from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
 from ..model import (
     ParseResult,
-    RejectedCall,
     ToolCall,
 )
 from ..prompting import result_text, tools_json_lines
@@ -94,7 +93,3 @@ class Llama3Dialect(Dialect):
 
     def format_result(self, call: ToolCall, result: Any) -> str:
         return json.dumps({"output": result_text(result)}, ensure_ascii=False)
-
-    @staticmethod
-    def _rejected(found: list[Found]) -> list[RejectedCall]:
-        return [f.call for f in found if isinstance(f.call, RejectedCall)]

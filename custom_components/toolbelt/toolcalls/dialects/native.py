@@ -51,7 +51,10 @@ def from_openai_tool_calls(
             call = make_call(
                 catalog, name, arguments, raw=raw, call_id=_get(item, "id")
             )
-            (calls if isinstance(call, ToolCall) else rejected).append(call)
+            if isinstance(call, ToolCall):
+                calls.append(call)
+            else:
+                rejected.append(call)
     text, reasoning = clean(content or "")
     return ParseResult(
         calls=calls,
@@ -74,9 +77,3 @@ class NativeDialect(Dialect):
         return ParseResult(
             content=content, reasoning=reasoning, dialect=self.name, text_parsed=False
         )
-
-    def from_tool_calls(
-        self, tool_calls: Any, catalog: Catalog, content: str | None = ""
-    ) -> ParseResult:
-        """See ``from_openai_tool_calls``."""
-        return from_openai_tool_calls(tool_calls, catalog, content=content)

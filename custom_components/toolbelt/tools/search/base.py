@@ -22,7 +22,6 @@ from ..errors import (
 )
 
 SearchKind = Literal["web", "news", "reddit"]
-DEFAULT_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,410 @@
+"""The contract every registered dialect keeps, run over the registry's table.
+
+A dialect added to ``registry.DIALECTS`` fails here until ``WIRE`` holds one
+call in its wire format; from the call the test derives the rest. For each
+dialect, alone and through ``auto``: the call parses exactly; the same call
+naming an unknown tool and the call cut inside its arguments are refused with
+their reason, and nothing of them is dispatched or shown; prose (never a call)
+keeps its text; a reply cut at the dialect's own stop sequence still parses;
+random fragments of every format never raise or dispatch a tool outside the
+catalog; and a megabyte of the dialect's own opening markup is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
+
+from custom_components.toolbelt.toolcalls import ParseResult, guard
+from custom_components.toolbelt.toolcalls.dialects.native import (
+    from_openai_tool_calls,
+)
+from custom_components.toolbelt.toolcalls.registry import DIALECTS, get_dialect
+from tests.toolcalls.dialect_helpers import (
+    calls,
+    catalog,
+    expect,
+    parse,
+    parse_auto,
+    ws,
+)
+
+ON = expect(("HassTurnOn", {"name": "kitchen light"}))
+ARGS = '{"name": "kitchen light"}'
+Q = '<|"|>'  # Gemma's string quote
+
+# One call of HassTurnOn(name="kitchen light") in each dialect's wire format.
+WIRE: dict[str, str] = {
+    "react": f"Thought: the light\nAction: HassTurnOn\nAction Input: {ARGS}",
+    "hermes": f'<tool_call>\n{{"name": "HassTurnOn", "arguments": {ARGS}}}\n</tool_call>',
+    "qwen": f'<tool_call>{{"name": "HassTurnOn", "arguments": {ARGS}}}</tool_call>',
+    "qwen3_coder_xml": (
+        "<tool_call>\n<function=HassTurnOn>\n<parameter=name>\nkitchen light\n"
+        "</parameter>\n</function>\n</tool_call>"
+    ),
+    "llama3": f'<|python_tag|>{{"name": "HassTurnOn", "parameters": {ARGS}}}',
+    "mistral": f'[TOOL_CALLS][{{"name": "HassTurnOn", "arguments": {ARGS}}}]',
+    "xlam": f'[{{"name": "HassTurnOn", "arguments": {ARGS}}}]',
+    "functools": f'functools[{{"name": "HassTurnOn", "arguments": {ARGS}}}]',
+    "markdown_json": f'```json\n{{"name": "HassTurnOn", "arguments": {ARGS}}}\n```',
+    "home_llm": f'```homeassistant\n{{"tool": "HassTurnOn", "arguments": {ARGS}}}\n```',
+    "pythonic": "[HassTurnOn(name='kitchen light')]",
+    "granite": f'<|tool_call|>[{{"name": "HassTurnOn", "arguments": {ARGS}}}]',
+    "gemma": f"<|tool_call>call:HassTurnOn{{name:{Q}kitchen light{Q}}}<tool_call|>",
+    "functionary": f">>>HassTurnOn\n{ARGS}",
+    "deepseek": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>HassTurnOn<｜tool▁sep｜>"
+        f"{ARGS}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "gpt_oss": (
+        "<|channel|>commentary to=functions.HassTurnOn <|constrain|>json"
+        f"<|message|>{ARGS}<|call|>"
+    ),
+    "command_r": (
+        '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "HassTurnOn", '
+        f'"parameters": {ARGS}}}]<|END_ACTION|>'
+    ),
+    "glm": (
+        "<tool_call>HassTurnOn\n<arg_key>name</arg_key>\n"
+        "<arg_value>kitchen light</arg_value>\n</tool_call>"
+    ),
+    "kimi_k2": (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.HassTurnOn:0"
+        f"<|tool_call_argument_begin|>{ARGS}<|tool_call_end|><|tool_calls_section_end|>"
+    ),
+    "minimax": (
+        '<minimax:tool_call><invoke name="HassTurnOn"><parameter name="name">'
+        "kitchen light</parameter></invoke></minimax:tool_call>"
+    ),
+    "nemotron": f'<TOOLCALL>[{{"name": "HassTurnOn", "arguments": {ARGS}}}]</TOOLCALL>',
+    "apertus": f'<|tools_prefix|>[{{"HassTurnOn": {ARGS}}}]<|tools_suffix|>',
+    "seed_oss": (
+        "<seed:tool_call>\n<function=HassTurnOn>\n<parameter=name>kitchen light"
+        "</parameter>\n</function>\n</seed:tool_call>"
+    ),
+}
+TEXT_DIALECTS = sorted(WIRE)
+UNKNOWN = "unknown tool: delete_all"
+TRUNCATED = re.compile(r"truncated|never closed")
+
+# More cut-off replies, from the engines' parser tests (content: what stays).
+MORE_TRUNCATED: list[Any] = [
+    ("apertus", '<|tools_prefix|>[{"HassTurnOn": {"name": "kitch', ""),
+    (
+        "command_r",  # llama.cpp R7B: cut off after the tool name
+        "<|START_THINKING|>I'm\nthinking<|END_THINKING|><|START_ACTION|>[\n"
+        '    {"tool_call_id": "0", "tool_name": "HassTurnOn", ',
+        "",
+    ),
+    pytest.param(
+        "deepseek",  # vLLM: the JSON never closes before the end token
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>HassTurnOn\n"
+        '```json\n{"name": "kitch',
+        "",
+        marks=pytest.mark.xfail(
+            reason="refused, but as 'arguments are not JSON', not as truncated",
+            strict=True,
+        ),
+    ),
+    (
+        "deepseek",
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="HassTurnOn">\n'
+        '<｜DSML｜parameter name="name" string="true">kitch',
+        "",
+    ),
+    ("functionary", '<function=HassTurnOn>{"name": "kitch', ""),
+    ("gemma", f"<|tool_call>call:HassGetWeather{{name:{Q}London", ""),
+    ("gemma", "<start_function_call>call:HassTurnOn{name:<escape>kitch", ""),
+    ("gemma", "```tool_code\nHassTurnOn(name='kitch", ""),
+    ("glm", "<tool_call>HassTurnOn<arg_key>name</arg_key><arg_value>a</arg_value>", ""),
+    (
+        "gpt_oss",
+        "<|channel|>analysis<|message|>thinking<|end|><|start|>assistant<|channel|>"
+        'commentary to=functions.HassTurnOn <|constrain|>json<|message|>{"name',
+        "",
+    ),
+    ("granite", '<|tool_call|> [{"name": "HassTurnOn", "arguments": {', ""),
+    (
+        "granite",
+        '<function_call> {"name": "HassTurnOn", "arguments": {"name": "kitch',
+        "",
+    ),
+    ("granite", '<tool_call> [{"name": "HassTurnOn", "arguments": {"name": "kitch', ""),
+    (
+        "minimax",  # SGLang: the stream ended without </invoke>
+        'Normal text before<minimax:tool_call><invoke name="HassTurnOn">'
+        '<parameter name="name">a</parameter>',
+        "Normal text before",
+    ),
+    (
+        "minimax",
+        '<tool_calls>\n{"name": "HassTurnOn", "arguments": {"name": "kitch',
+        "",
+    ),
+    ("nemotron", '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {', ""),
+    ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
+    ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
+    (
+        "seed_oss",  # llama.cpp: a parameter value still streaming
+        "<seed:tool_call>\n<function=memory_store>\n<parameter=tags>[1,\n",
+        "",
+    ),
+    (
+        "seed_oss",  # the function never closed
+        "<seed:tool_call>\n<function=HassTurnOn>\n<parameter=name>a</parameter>\n",
+        "",
+    ),
+]
+
+# Prose that is never a call, for every dialect.
+PROSE = [
+    "The kitchen light is on.",
+    "How can I help you today? I can check the weather for you.",
+    "I turned on 3 lights: kitchen, hall and porch.",
+]
+# Prose that names a dialect's own markup, and the text that stays of it.
+MORE_PROSE: list[Any] = [
+    (
+        "apertus",
+        "Apertus uses <|tools_prefix|> markers, but nothing to call here.",
+        "Apertus uses markers, but nothing to call here.",
+    ),
+    (
+        "command_r",
+        "Action: none needed — the garage door is already closed.",
+        "Action: none needed — the garage door is already closed.",
+    ),
+    (
+        "deepseek",  # llama.cpp: the marker named in reasoning with no call
+        "I need to remember the syntax. It starts with <｜tool▁calls▁begin｜> and ends with",
+        "I need to remember the syntax. It starts with and ends with",
+    ),
+    (
+        "functionary",  # a first line that is not a tool, then JSON
+        'Sure\n{"name": "kitchen light"}',
+        'Sure\n{"name": "kitchen light"}',
+    ),
+    (
+        "functionary",  # a known tool on the first line but no JSON body
+        "HassTurnOn\nis the tool that switches things on.",
+        "HassTurnOn\nis the tool that switches things on.",
+    ),
+    ("functionary", "In Python:\n>>> print(1)\n1", "In Python:\n>>> print(1)\n1"),
+    pytest.param(
+        "functionary",
+        "Functionary writes <function=NAME> tags, but no tool is needed here.",
+        "Functionary writes <function=NAME> tags, but no tool is needed here.",
+        marks=pytest.mark.xfail(
+            reason="auto refuses the mention as a cut-off call", strict=True
+        ),
+    ),
+    (
+        "command_r",
+        'Action: here is the card\n```json\n{"type": "entities", "title": "Lights"}\n```',
+        'Action: here is the card\n```json\n{"type": "entities", "title": "Lights"}\n```',
+    ),
+    (
+        "command_r",
+        "Command-R puts calls between <|START_ACTION|> markers, but not now.",
+        "Command-R puts calls between markers, but not now.",
+    ),
+    (
+        "granite",
+        "Granite models emit <|tool_call|> before their calls, but I don't need one.",
+        "Granite models emit before their calls, but I don't need one.",
+    ),
+    (
+        "minimax",
+        "This is a test: MiniMax wraps calls in <minimax:tool_call> tags.",
+        "This is a test: MiniMax wraps calls in tags.",
+    ),
+    (
+        "glm",
+        "GLM writes <arg_key> and <arg_value> tags; nothing to call here.",
+        "GLM writes <arg_key> and <arg_value> tags; nothing to call here.",
+    ),
+    (
+        "granite",  # vLLM: JSON that is not in a call shape
+        'Some text [{"title": "func"}]',
+        'Some text [{"title": "func"}]',
+    ),
+    (
+        "kimi_k2",
+        "Kimi uses <|tool_calls_section_begin|> blocks, but I can answer directly.",
+        "Kimi uses blocks, but I can answer directly.",
+    ),
+    (
+        "nemotron",
+        "Nemotron wraps calls in <TOOLCALL> tags; this answer needs none.",
+        "Nemotron wraps calls in <TOOLCALL> tags; this answer needs none.",
+    ),
+    (
+        "seed_oss",
+        "Seed writes <seed:tool_call> blocks; not now.",
+        "Seed writes blocks; not now.",
+    ),
+]
+
+
+def _native(name: str, arguments: str) -> list[dict[str, Any]]:
+    return [{"id": "call_1", "function": {"name": name, "arguments": arguments}}]
+
+
+def _read(dialect: str, raw: str) -> list[ParseResult]:
+    """The reply read by the dialect alone and by ``auto`` (native: its structured calls)."""
+    if dialect == "native":
+        return [from_openai_tool_calls(_native_calls(raw), catalog())]
+    return [parse(dialect, raw), parse_auto(raw)]
+
+
+def _native_calls(raw: str) -> list[dict[str, Any]]:
+    """Native "wire format": the name and the arguments string of one call."""
+    name, _, arguments = raw.partition(" ")
+    return _native(name, arguments)
+
+
+WIRE_ALL = {**WIRE, "native": f"HassTurnOn {ARGS}"}
+
+
+# Known gaps, strict: they fail loudly once the dialect is fixed.
+_GAPS = {
+    "home_llm": pytest.mark.xfail(
+        reason="a cut-off ```homeassistant block is shown as text, not refused",
+        strict=True,
+    ),
+}
+
+
+def _cut(raw: str) -> str:
+    """The reply cut off inside the argument value."""
+    return raw[: raw.index("kitchen light") + len("kitch")]
+
+
+def test_every_registered_dialect_has_a_wire_sample() -> None:
+    assert set(WIRE_ALL) == set(DIALECTS)
+    extra = [getattr(case, "values", case)[0] for case in MORE_TRUNCATED + MORE_PROSE]
+    assert set(extra) <= set(DIALECTS)
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_one_call_parses_exactly(dialect: str) -> None:
+    for result in _read(dialect, WIRE_ALL[dialect]):
+        assert calls(result) == ON
+        assert result.rejected == []
+        assert result.content == ""
+        assert result.calls[0].id
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_unknown_tool_is_refused_with_the_reason(dialect: str) -> None:
+    raw = WIRE_ALL[dialect].replace("HassTurnOn", "delete_all")
+    for result in _read(dialect, raw):
+        assert result.calls == []
+        assert [r.reason for r in result.rejected] == [UNKNOWN]
+        assert result.content == ""
+
+
+@pytest.mark.parametrize(
+    ("dialect", "raw", "content"),
+    [
+        pytest.param(d, _cut(WIRE_ALL[d]), "", marks=_GAPS.get(d, ()))
+        for d in sorted(DIALECTS)
+    ]
+    + MORE_TRUNCATED,
+)
+def test_truncated_call_is_refused_with_the_reason(
+    dialect: str, raw: str, content: str
+) -> None:
+    for result in _read(dialect, raw):
+        assert result.calls == []
+        assert result.rejected
+        assert all(TRUNCATED.search(r.reason) for r in result.rejected), [
+            r.reason for r in result.rejected
+        ]
+        assert ws(result.content) == ws(content)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "raw", "content"),
+    [(d, text, text) for d in sorted(DIALECTS) for text in PROSE] + MORE_PROSE,
+)
+def test_prose_is_not_a_call_and_keeps_its_text(
+    dialect: str, raw: str, content: str
+) -> None:
+    for result in (parse(dialect, raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert ws(result.content) == ws(content)
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_reply_cut_at_the_stop_sequence_still_parses(dialect: str) -> None:
+    """Servers drop the stop string itself; the call must survive without it."""
+    raw = WIRE[dialect]
+    stops = [s for s in get_dialect(dialect).stop_sequences() if s in raw]
+    cut = min((raw.find(s) for s in stops), default=len(raw))
+    assert calls(parse(dialect, raw[:cut])) == ON
+
+
+# Fragments of every format, so random text often looks almost like a call.
+FRAGMENTS = sorted(
+    {piece for raw in WIRE.values() for piece in re.split(r"(kitchen light|\W)", raw)}
+    | {"<think>", "</think>", "HassTurnOff", "delete_all", "\n", " "}
+)
+PROSE_TEXT = st.text(
+    alphabet=st.characters(
+        whitelist_categories=("Lu", "Ll", "Nd", "Zs"), whitelist_characters=".,!?'-:;()"
+    ),
+    max_size=200,
+)
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(FRAGMENTS) | PROSE_TEXT, max_size=30))
+def test_never_raises_and_only_dispatches_catalog_tools(
+    dialect: str, pieces: list[str]
+) -> None:
+    result = parse(dialect, "".join(pieces))
+    assert {call.name for call in result.calls} <= set(catalog().names)
+    assert isinstance(result.content, str)
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+@settings(max_examples=40, deadline=None)
+@given(text=PROSE_TEXT)
+def test_random_prose_never_dispatches(dialect: str, text: str) -> None:
+    assert parse(dialect, text).calls == []
+
+
+# ReAct reads any text after ``Action Input:`` as the argument: nothing is unclosed.
+_FLOOD_SHOWN = pytest.mark.xfail(
+    reason="past MAX_BLOCKS tags the rest of the flood is shown as text", strict=True
+)
+_FLOOD_GAPS = {
+    **_GAPS,
+    **dict.fromkeys(("hermes", "qwen", "markdown_json"), _FLOOD_SHOWN),
+}
+
+
+@pytest.mark.parametrize(
+    "dialect",
+    [
+        pytest.param(d, marks=_FLOOD_GAPS.get(d, ()))
+        for d in TEXT_DIALECTS
+        if d != "react"
+    ],
+)
+def test_a_flood_of_opening_markup_is_refused(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """256 kB of a call's opening, never closed (speed: bench/toolcalls_bench.py)."""
+    monkeypatch.setattr(guard, "MAX_REPLY_CHARS", 1_000_000)  # reach the scans
+    opening = WIRE[dialect][: WIRE[dialect].index("kitchen light")]
+    result = parse(dialect, opening * (256_000 // len(opening)))
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == ""
