@@ -241,7 +241,24 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                         "data": self._agent,
                         "title": DEFAULT_AGENT_NAME,
                         "unique_id": None,
-                    }
+                    },
+                    # As HA's own LLM integrations do: an AI task comes with it,
+                    # on the same model, schema-constrained if the check saw it work.
+                    {
+                        "subentry_type": SUBENTRY_AI_TASK,
+                        "data": {
+                            **{
+                                key: self._agent[key]
+                                for key in AI_TASK_OPTIONS
+                                if key in self._agent
+                            },
+                            CONF_CONSTRAINTS: [
+                                k for k in self._usable if k == "json_schema"
+                            ],
+                        },
+                        "title": DEFAULT_AI_TASK_NAME,
+                        "unique_id": None,
+                    },
                 ],
             )
         backend = await async_create_backend(self.hass, self._data)

@@ -9,6 +9,7 @@ from pathlib import Path
 from unittest.mock import patch
 
 from homeassistant import config_entries
+from homeassistant.components import ai_task
 from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
@@ -103,12 +104,27 @@ async def test_success_creates_entry_and_default_agent(
         CONF_API_KEY: "",
     }
     entry = result["result"]
-    (agent,) = entry.subentries.values()
+    agent, task = entry.subentries.values()
     assert agent.subentry_type == "conversation"
     assert agent.data[CONF_MODEL] == "qwen3:8b"
     assert agent.data[CONF_LLM_HASS_API] == [llm.LLM_API_ASSIST]
     assert agent.data[CONF_TOOL_FORMAT] == "auto"
     assert hass.states.get("conversation.toolbelt_agent") is not None
+    # An AI task comes with the server, as with HA's own LLM integrations.
+    assert task.subentry_type == "ai_task_data"
+    assert task.title == "Toolbelt AI Task"
+    assert task.data[CONF_MODEL] == "qwen3:8b"
+    assert task.data[CONF_CONSTRAINTS] == []  # nothing honoured by this server
+    assert hass.states.get("ai_task.toolbelt_ai_task") is not None
+    server.reply_text("A short poem about tea.")
+    generated = await ai_task.async_generate_data(
+        hass,
+        task_name="poem",
+        entity_id="ai_task.toolbelt_ai_task",
+        instructions="Write a poem.",
+    )
+    assert generated.data == "A short poem about tea."
+    assert server.requests[-1].body["model"] == "qwen3:8b"
 
 
 @pytest.mark.parametrize(
@@ -446,7 +462,7 @@ async def test_the_first_agent_gets_the_capability_check_with_real_tool_names(
 
     result = await _through_check(hass, result)
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    (agent,) = result["result"].subentries.values()
+    agent, _task = result["result"].subentries.values()
     assert agent.data[CONF_TOOL_CHOICE] == "auto"
     # No constraint was honoured by this test server: none is offered or stored.
     assert agent.data[CONF_CONSTRAINTS] == []
