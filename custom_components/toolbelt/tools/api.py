@@ -25,6 +25,7 @@ from homeassistant.util.ulid import ulid_now
 
 from .. import compat
 from ..const import LOGGER
+from ..loop.executor import ToolOutcome
 from ..outside_data import RULE as OUTSIDE_RULE
 from ..toolcalls.aliases import implied_arguments
 from ..toolcalls.catalog import Catalog, ToolSpec
@@ -50,7 +51,7 @@ from .personal_tools import SELF_TOOL
 from .profile_store import ProfileStore, profile_line
 from .services import Stores, ToolServices, ToolSettings
 from .sqlite_db import SqliteDatabase
-from .tool import Tool, ToolOutcome
+from .tool import Tool
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
 DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
@@ -341,8 +342,8 @@ class ToolbeltLlmTool(llm.Tool):
         outcome = await run_tool(
             self._hub, self.tool, tool_input.tool_args, self._turn, self._caller
         )
-        data = {"result": outcome.text} if outcome.ok else {"error": outcome.text}
-        return compat.make_tool_result(data, failed=not outcome.ok)
+        key = "error" if outcome.failed else "result"
+        return compat.make_tool_result({key: outcome.data}, failed=outcome.failed)
 
 
 async def run_tool(
@@ -372,8 +373,8 @@ async def run_tool(
             backend=context.backend,
             started=started,
             latency_ms=(time.perf_counter() - t0) * 1000,
-            ok=outcome.ok,
-            error=None if outcome.ok else outcome.text,
+            ok=not outcome.failed,
+            error=outcome.data if outcome.failed else None,
             arguments=dict(args) if isinstance(args, Mapping) else {},
         )
     )
