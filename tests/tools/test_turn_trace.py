@@ -30,7 +30,7 @@ def test_trace_ring_buffer_and_redaction() -> None:
             started="now",
             latency_ms=12.345,
             ok=False,
-            error=f"ERROR: BackendAuthError: key {secret} refused",
+            error=f"ERROR: ServiceAuthError: key {secret} refused",
             arguments={"query": f"leak {secret}", "api_key": "anything"},
         )
     )
@@ -41,7 +41,7 @@ def test_trace_ring_buffer_and_redaction() -> None:
     assert log.get("turn-0") is None
     call = recent[-1]["calls"][0]
     assert secret not in str(recent)
-    assert call["error"] == f"ERROR: BackendAuthError: key {REDACTED} refused"
+    assert call["error"] == f"ERROR: ServiceAuthError: key {REDACTED} refused"
     assert call["arguments"] == {"query": f"leak {REDACTED}", "api_key": REDACTED}
     assert call["latency_ms"] == 12.3
 

@@ -67,10 +67,10 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .errors import (
-    BackendAuthError,
-    BackendError,
-    BackendRateLimitedError,
-    BackendWrongApiError,
+    ServiceAuthError,
+    ServiceError,
+    ServiceRateLimitedError,
+    ServiceWrongApiError,
     ToolError,
 )
 from .fetch.ssrf import parse_allow_list
@@ -318,7 +318,7 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
         )
         try:
             tools = await client.tools()
-        except BackendAuthError:
+        except ServiceAuthError:
             return {"base": "invalid_auth"}
         except (ToolError, ValueError):
             return {"base": "cannot_connect"}
@@ -335,18 +335,18 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             return {"base": "cannot_connect"}
         try:
             await engine.search("home assistant", "web", 1)
-        except BackendAuthError:
+        except ServiceAuthError:
             return {"base": "invalid_auth"}
-        except BackendRateLimitedError:
+        except ServiceRateLimitedError:
             return {}  # the key was accepted; the engine is only busy
-        except BackendWrongApiError as err:
+        except ServiceWrongApiError as err:
             # Something answered: say what was found, not "could not reach".
             return {
                 "base": "not_search_api"
                 if err.problem == "not_found"
                 else "bad_search_json"
             }
-        except BackendError:
+        except ServiceError:
             return {"base": "cannot_connect"}
         return {}
 

@@ -56,7 +56,7 @@ from .const import (
     SEARCH_TAVILY,
     SEARCH_TIMEOUT,
 )
-from .errors import BackendAuthError, ToolError
+from .errors import ServiceAuthError, ToolError
 from .fetch.fetcher import WebFetcher
 from .fetch.ssrf import AllowList, parse_allow_list
 from .history_store import HistoryStore
@@ -179,7 +179,7 @@ class ToolServices:
             raise ToolError("The Toolbelt database is not open; reload Toolbelt.")
         return self._stores
 
-    def report_auth_error(self, err: BackendAuthError, *, memory: bool = False) -> None:
+    def report_auth_error(self, err: ServiceAuthError, *, memory: bool = False) -> None:
         """Raise a repair issue that tells the user what to fix."""
         ir.async_create_issue(
             self.hass,
@@ -189,7 +189,7 @@ class ToolServices:
             is_persistent=False,
             severity=ir.IssueSeverity.ERROR,
             translation_key=ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH,
-            translation_placeholders={"backend": err.backend, "details": err.user_hint},
+            translation_placeholders={"backend": err.service, "details": err.user_hint},
         )
 
     def clear_auth_issue(self, *, memory: bool = False) -> None:

@@ -18,9 +18,9 @@ from typing import Any
 import aiohttp
 
 from ..errors import (
-    BackendAuthError,
-    BackendUnavailableError,
     MemoryNotFoundError,
+    ServiceAuthError,
+    ServiceUnavailableError,
     SharedMemoryLockedError,
     ToolError,
 )
@@ -44,7 +44,7 @@ ARGUMENT_SYNONYMS: Mapping[str, tuple[str, ...]] = {
 SESSION_HEADER = "Mcp-Session-Id"
 
 
-class McpError(BackendUnavailableError):
+class McpError(ServiceUnavailableError):
     """The server answered with a JSON-RPC error or a failed tool result."""
 
 
@@ -157,11 +157,11 @@ class McpClient:
                 else:
                     reply = json.loads(await resp.text())
         except TimeoutError as err:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"The {self.name} did not answer within {self.timeout:g} s."
             ) from err
         except aiohttp.ClientError as err:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"Could not reach the {self.name}: {type(err).__name__}."
             ) from err
         except ValueError as err:
@@ -178,7 +178,7 @@ class McpClient:
 
     def _check_status(self, resp: aiohttp.ClientResponse) -> None:
         if resp.status in (401, 403):
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"The {self.name} refused our token (HTTP {resp.status}). The user "
                 "must fix the token in the Toolbelt tools settings.",
@@ -187,7 +187,7 @@ class McpClient:
         if resp.status == 404 and self._session_id:
             raise _SessionExpired
         if resp.status >= 400:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"The {self.name} failed with HTTP {resp.status}."
             )
 

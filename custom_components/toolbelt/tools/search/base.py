@@ -15,10 +15,10 @@ from typing import Any, Literal
 import aiohttp
 
 from ..errors import (
-    BackendAuthError,
-    BackendRateLimitedError,
-    BackendUnavailableError,
-    BackendWrongApiError,
+    ServiceAuthError,
+    ServiceRateLimitedError,
+    ServiceUnavailableError,
+    ServiceWrongApiError,
 )
 
 SearchKind = Literal["web", "news", "reddit"]
@@ -65,11 +65,11 @@ class SearchBackend(ABC):
                 text = await resp.text(errors="replace")
                 self._raise_for_status(resp.status, resp.headers, text)
         except TimeoutError as err:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"{self.name} did not answer within {self.timeout:g} s."
             ) from err
         except aiohttp.ClientError as err:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"Could not reach {self.name}: {type(err).__name__}."
             ) from err
         if not expect_json:
@@ -77,7 +77,7 @@ class SearchBackend(ABC):
         try:
             return json.loads(text)
         except ValueError as err:
-            raise BackendWrongApiError(
+            raise ServiceWrongApiError(
                 self.name,
                 f"{self.name} answered with something that is not JSON.",
                 problem="not_json",
@@ -86,7 +86,7 @@ class SearchBackend(ABC):
     def _object(self, data: Any) -> dict[str, Any]:
         """The engine's JSON must be an object; anything else means it is broken."""
         if not isinstance(data, dict):
-            raise BackendWrongApiError(
+            raise ServiceWrongApiError(
                 self.name,
                 f"{self.name} answered JSON of an unexpected shape.",
                 problem="bad_shape",
@@ -96,7 +96,7 @@ class SearchBackend(ABC):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Map an HTTP status to a readable error; subclasses add engine quirks."""
         if status in (401, 403):
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"{self.name} refused the request (HTTP {status}): the API key or "
                 f"access settings are wrong. {self.auth_hint} Tell the user; retrying "
@@ -106,20 +106,20 @@ class SearchBackend(ABC):
         if status == 429:
             wait = headers.get("Retry-After")
             after = f" It asks to wait {wait} s." if wait else ""
-            raise BackendRateLimitedError(
+            raise ServiceRateLimitedError(
                 self.name,
                 f"{self.name} is rate-limiting us (HTTP 429).{after} Answer from what "
                 "you know or try again later.",
             )
         if status in (404, 405):
-            raise BackendWrongApiError(
+            raise ServiceWrongApiError(
                 self.name,
                 f"{self.name} has no search API at the configured address "
                 f"(HTTP {status}).",
                 problem="not_found",
             )
         if status >= 400:
-            raise BackendUnavailableError(
+            raise ServiceUnavailableError(
                 self.name, f"{self.name} failed with HTTP {status}."
             )
 

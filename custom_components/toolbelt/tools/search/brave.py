@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BackendAuthError
+from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 BRAVE_URL = "https://api.search.brave.com/res/v1"
@@ -56,7 +56,7 @@ class BraveSearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Brave answers an invalid token with 422 SUBSCRIPTION_TOKEN_INVALID."""
         if status == 422 and "TOKEN" in body.upper():
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"{self.name} says the subscription token is invalid. "
                 f"{self.auth_hint} Tell the user; retrying will not help.",

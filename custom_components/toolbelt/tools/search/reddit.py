@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import BackendRateLimitedError
+from ..errors import ServiceRateLimitedError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 REDDIT_URL = "https://www.reddit.com"
@@ -77,7 +77,7 @@ class RedditSearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """401, 403 and 429 mean Reddit refuses this address for now; no key to fix."""
         if status in (401, 403, 429):
-            raise BackendRateLimitedError(
+            raise ServiceRateLimitedError(
                 self.name,
                 f"{self.name} refused the search (HTTP {status}); it limits "
                 "unauthenticated clients. Answer from what you know or try web "

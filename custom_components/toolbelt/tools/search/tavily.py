@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BackendAuthError
+from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 TAVILY_URL = "https://api.tavily.com"
@@ -53,7 +53,7 @@ class TavilySearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Tavily uses 432/433 for an exhausted plan: the user must act, like a bad key."""
         if status in (432, 433):
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"{self.name} says the plan's usage limit is reached (HTTP {status}). "
                 "The user must upgrade the plan or wait for it to reset.",
