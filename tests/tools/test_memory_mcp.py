@@ -273,7 +273,9 @@ async def test_bad_token(
     """A refused token says the user must fix it."""
     memory = await _memory(local_server, session, MemoryMcpServer(), token="wrong")
 
-    with pytest.raises(ServiceAuthError, match="refused our token"):
+    with pytest.raises(
+        ServiceAuthError, match=r"refused the request \(HTTP 401\).*bearer token"
+    ):
         await memory.search(None, "x", 3)
 
 

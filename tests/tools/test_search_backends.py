@@ -136,7 +136,7 @@ ENGINES = [
         name="brave",
         method="GET",
         path="/web/search",
-        make=lambda s, url, key, t: BraveSearch(s, t, key, url=url),
+        make=lambda s, url, key, t: BraveSearch(s, t, url, key),
         success=_json(BRAVE_WEB_JSON),
         key_ok=lambda r: r.headers.get("X-Subscription-Token") == KEY,
         auth_failure=lambda: web.json_response(
@@ -151,7 +151,7 @@ ENGINES = [
         name="tavily",
         method="POST",
         path="/search",
-        make=lambda s, url, key, t: TavilySearch(s, t, key, url=url),
+        make=lambda s, url, key, t: TavilySearch(s, t, url, key),
         success=_json(TAVILY_JSON),
         key_ok=lambda r: r.headers.get("Authorization") == f"Bearer {KEY}",
         auth_failure=lambda: web.json_response(
@@ -293,7 +293,7 @@ async def test_brave_news_uses_news_endpoint(
     app.router.add_get("/news/search", _json(BRAVE_NEWS_JSON))
     server = await local_server(app)
 
-    results = await BraveSearch(session, 2.0, KEY, url=server.url).search(
+    results = await BraveSearch(session, 2.0, server.url, KEY).search(
         "eclipse", "news", 5
     )
 
@@ -318,7 +318,7 @@ async def test_searxng_and_tavily_news_ask_for_news(
     server = await local_server(app)
 
     await SearxngSearch(session, 2.0, server.url).search("x", "news", 3)
-    await TavilySearch(session, 2.0, KEY, url=server.url).search("x", "news", 3)
+    await TavilySearch(session, 2.0, server.url, KEY).search("x", "news", 3)
 
     assert server.requests[0].query["categories"] == "news"
     assert bodies[0]["topic"] == "news"

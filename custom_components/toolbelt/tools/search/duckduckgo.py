@@ -31,10 +31,7 @@ class DuckDuckGoSearch(SearchBackend):
     """POST q=... to the HTML endpoint; 'news' narrows to the past week (df=w)."""
 
     name = "DuckDuckGo"
-
-    def __init__(self, session: Any, timeout: float, url: str = DDG_URL) -> None:
-        super().__init__(session, timeout)
-        self._url = url
+    default_url = DDG_URL
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int

@@ -14,23 +14,17 @@ class TavilySearch(SearchBackend):
     """POST /search with a bearer key; topic 'news' for news."""
 
     name = "Tavily"
+    default_url = TAVILY_URL
     auth_hint = (
         "Check the Tavily API key (app.tavily.com) in the Toolbelt tools settings."
     )
-
-    def __init__(
-        self, session: Any, timeout: float, api_key: str, url: str = TAVILY_URL
-    ) -> None:
-        super().__init__(session, timeout)
-        self._api_key = api_key
-        self._url = url.rstrip("/")
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
         data = await self._request(
             "POST",
-            f"{self._url}/search",
+            self._endpoint("search"),
             json={
                 "query": query,
                 "topic": "news" if kind == "news" else "general",
