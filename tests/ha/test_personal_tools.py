@@ -381,3 +381,47 @@ async def test_old_memory_names_work_in_a_toolbelt_turn(
     memory = hass.data[DATA_TOOLS].services().memory
     assert await memory.search(user, "bins", 5) == []
     await unload(hass, entry)
+
+
+async def test_a_bad_argument_gets_one_error_naming_what_is_allowed(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """Toolbelt turn or another agent: the same single ERROR, checked once."""
+    entry = await add_toolbelt(hass, openai_server)
+    expected = (
+        'ERROR: ArgumentError: action: expected one of "search", "store", "update",'
+        ' "delete", got "dance". memory takes: action: search|store|update|delete,'
+    )
+    openai_server.reply_tool_calls(
+        [{"name": "memory", "arguments": {"action": "dance", "content": "x"}}]
+    )
+    openai_server.reply_text("I could not do that.")
+
+    await converse(hass, "Dance with my memories.", hass_admin_user.id)
+
+    sent = openai_server.requests[1].messages[-1]["content"]
+    assert sent.count("ERROR") == 1
+    ours = tool_result(openai_server, 1)
+    assert ours.startswith(expected)
+    # The tool checked it (its hint is there) and its trace shows the one call.
+    traces = hass.data[DATA_TOOLS].traces.recent()
+    assert [(c["tool"], c["ok"]) for t in traces for c in t["calls"]] == [
+        ("memory", False)
+    ]
+
+    api = await llm.async_get_api(
+        hass,
+        API_ID,
+        llm.LLMContext(
+            platform="openai_conversation",
+            context=Context(user_id=hass_admin_user.id),
+            language="en",
+            assistant="conversation",
+            device_id=None,
+        ),
+    )
+    result = await api.async_call_tool(
+        llm.ToolInput(tool_name="memory", tool_args={"action": "dance", "content": "x"})
+    )
+    assert unwrap_tool_result(result)[0] == {"error": ours}
+    await unload(hass, entry)

@@ -405,9 +405,12 @@ class ToolLoop:
         loop = asyncio.get_running_loop()
         for call in calls:
             is_device = executor.is_device_command(call)
-            admitted, refusal = budget.admit(
-                call, catalog.schema(call.name), is_device=is_device
+            schema = (
+                None
+                if executor.validates_arguments(call)
+                else catalog.schema(call.name)
             )
+            admitted, refusal = budget.admit(call, schema, is_device=is_device)
             slot: asyncio.Future[ResultOut] = loop.create_future()
             slots.append(slot)
             if refusal is not None:
