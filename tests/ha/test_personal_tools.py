@@ -409,19 +409,6 @@ async def test_a_bad_argument_gets_one_error_naming_what_is_allowed(
         ("memory", False)
     ]
 
-    api = await llm.async_get_api(
-        hass,
-        API_ID,
-        llm.LLMContext(
-            platform="openai_conversation",
-            context=Context(user_id=hass_admin_user.id),
-            language="en",
-            assistant="conversation",
-            device_id=None,
-        ),
-    )
-    result = await api.async_call_tool(
-        llm.ToolInput(tool_name="memory", tool_args={"action": "dance", "content": "x"})
-    )
-    assert unwrap_tool_result(result)[0] == {"error": ours}
+    args = {"action": "dance", "content": "x"}
+    assert await call_as(hass, other_agent(hass_admin_user.id), "memory", args) == ours
     await unload(hass, entry)
