@@ -66,6 +66,9 @@ class Executor:
     def is_device_command(self, call: ToolCall) -> bool:
         return is_device_command_name(call.name)
 
+    def validates_arguments(self, call: ToolCall) -> bool:
+        return False
+
     async def run(self, call: ToolCall) -> ToolOutcome:
         return ToolOutcome({"success": True})
 

@@ -40,6 +40,12 @@ class HAExecutor:
         """Our own tools write their diagnostics trace; HA's tools don't."""
         return is_toolbelt_tool(self._tools.get(call.name))
 
+    def validates_arguments(self, call: ToolCall) -> bool:
+        """Our own tools check their arguments (and name what they accept)."""
+        if (own := self._own.get(call.name)) is not None:
+            return own.validates_arguments(call)
+        return is_toolbelt_tool(self._tools.get(call.name))
+
     def is_read_only(self, call: ToolCall) -> bool:
         """Reads may run concurrently; anything else runs in emitted order."""
         if (own := self._own.get(call.name)) is not None:

@@ -99,6 +99,10 @@ class Handoff:
         """Not a device command itself; the other agent keeps its own caps."""
         return False
 
+    def validates_arguments(self, call: ToolCall) -> bool:
+        """The loop checks the arguments against the schema above."""
+        return False
+
     async def run(self, call: ToolCall) -> ToolOutcome:
         """Ask the target; its reply becomes the answer, or an error the model reads."""
         target = str(call.arguments.get("agent", ""))

@@ -19,8 +19,9 @@ from homeassistant.helpers import llm
 
 from . import compat
 from .loop import CallsOut, ResultOut
-from .loop.transcript import Exchange, History, result_text
+from .loop.transcript import Exchange, History
 from .toolcalls.model import ToolCall
+from .toolcalls.prompting import result_text
 
 # Shown in the debug view beside a recorded result; the model never reads it.
 DURATION_KEY = "duration_ms"

@@ -358,3 +358,57 @@ async def test_other_agents_get_model_list_and_plain_refusals(
     assert "works only when there is one" in text
     await unload(hass, other)
     await unload(hass, entry)
+
+
+async def test_old_memory_names_work_in_a_toolbelt_turn(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """A text 'memorize' stores and a native 'forget' deletes (#15: both were lost)."""
+    entry = await add_toolbelt(hass, openai_server)
+    user = hass_admin_user.id
+    openai_server.reply_text(
+        '<tool_call>{"name": "memorize", "arguments": {"content": "Bins: Tuesday."}}'
+        "</tool_call>"
+    )
+    openai_server.reply_tool_calls([{"name": "forget", "arguments": {"memory_id": 1}}])
+    openai_server.reply_text("Stored, then forgotten.")
+
+    result = await converse(hass, "Remember the bins, then forget it.", user)
+
+    assert speech(result) == "Stored, then forgotten."
+    assert tool_result(openai_server, 1).startswith("Stored memory 1 for this user")
+    assert tool_result(openai_server, 2) == "Deleted memory 1: Bins: Tuesday."
+    memory = hass.data[DATA_TOOLS].services().memory
+    assert await memory.search(user, "bins", 5) == []
+    await unload(hass, entry)
+
+
+async def test_a_bad_argument_gets_one_error_naming_what_is_allowed(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """Toolbelt turn or another agent: the same single ERROR, checked once."""
+    entry = await add_toolbelt(hass, openai_server)
+    expected = (
+        'ERROR: ArgumentError: action: expected one of "search", "store", "update",'
+        ' "delete", got "dance". memory takes: action: search|store|update|delete,'
+    )
+    openai_server.reply_tool_calls(
+        [{"name": "memory", "arguments": {"action": "dance", "content": "x"}}]
+    )
+    openai_server.reply_text("I could not do that.")
+
+    await converse(hass, "Dance with my memories.", hass_admin_user.id)
+
+    sent = openai_server.requests[1].messages[-1]["content"]
+    assert sent.count("ERROR") == 1
+    ours = tool_result(openai_server, 1)
+    assert ours.startswith(expected)
+    # The tool checked it (its hint is there) and its trace shows the one call.
+    traces = hass.data[DATA_TOOLS].traces.recent()
+    assert [(c["tool"], c["ok"]) for t in traces for c in t["calls"]] == [
+        ("memory", False)
+    ]
+
+    args = {"action": "dance", "content": "x"}
+    assert await call_as(hass, other_agent(hass_admin_user.id), "memory", args) == ours
+    await unload(hass, entry)

@@ -47,6 +47,9 @@ class House:
     def is_device_command(self, call: ToolCall) -> bool:
         return is_device_command_name(call.name)
 
+    def validates_arguments(self, call: ToolCall) -> bool:
+        return False
+
     async def run(self, call: ToolCall) -> ToolOutcome:
         self.log.append((call.name, call.arguments))
         self.active += 1

@@ -367,7 +367,7 @@ async def test_bad_key_raises_repair_issue_and_is_redacted(
     failed = await call(hass, "search", {"query": f"why {BRAVE_KEY}"}, llm_context())
 
     assert failed["error"].startswith(
-        "ERROR: BackendAuthError: Brave Search says the subscription token is invalid"
+        "ERROR: ServiceAuthError: Brave Search says the subscription token is invalid"
     )
     issue = ir.async_get(hass).async_get_issue(DOMAIN, ISSUE_SEARCH_AUTH)
     assert issue is not None

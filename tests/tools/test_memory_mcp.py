@@ -13,9 +13,9 @@ from aiohttp import web
 import pytest
 
 from custom_components.toolbelt.tools.errors import (
-    BackendAuthError,
-    BackendUnavailableError,
     MemoryNotFoundError,
+    ServiceAuthError,
+    ServiceUnavailableError,
     ToolError,
 )
 from custom_components.toolbelt.tools.memory.mcp import McpClient, McpMemory
@@ -273,7 +273,9 @@ async def test_bad_token(
     """A refused token says the user must fix it."""
     memory = await _memory(local_server, session, MemoryMcpServer(), token="wrong")
 
-    with pytest.raises(BackendAuthError, match="refused our token"):
+    with pytest.raises(
+        ServiceAuthError, match=r"refused the request \(HTTP 401\).*bearer token"
+    ):
         await memory.search(None, "x", 3)
 
 
@@ -299,7 +301,7 @@ async def test_slow_server_times_out(
     memory = await _memory(local_server, session, MemoryMcpServer(delay=5), wait=0.3)
 
     started = time.monotonic()
-    with pytest.raises(BackendUnavailableError, match=r"did not answer within 0\.3 s"):
+    with pytest.raises(ServiceUnavailableError, match=r"did not answer within 0\.3 s"):
         await memory.search(None, "x", 3)
     assert time.monotonic() - started < 1.5
 
@@ -307,5 +309,5 @@ async def test_slow_server_times_out(
 async def test_server_down(session: aiohttp.ClientSession) -> None:
     """Nothing listening: a readable error."""
     memory = McpMemory(McpClient(session, "http://127.0.0.1:9/mcp", timeout=1))
-    with pytest.raises(BackendUnavailableError, match="Could not reach"):
+    with pytest.raises(ServiceUnavailableError, match="Could not reach"):
         await memory.search(None, "x", 3)

@@ -253,7 +253,7 @@ async def test_reddit_refusal_is_readable_and_raises_no_repair(
         hass, "search", {"query": "x", "action": "reddit"}, openai_agent()
     )
     assert data["error"].startswith(
-        "ERROR: BackendRateLimitedError: Reddit refused the search (HTTP 403)"
+        "ERROR: ServiceRateLimitedError: Reddit refused the request (HTTP 403)"
     )
     assert not ir.async_get(hass).issues
 

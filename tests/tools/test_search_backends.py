@@ -13,9 +13,9 @@ from aiohttp import web
 import pytest
 
 from custom_components.toolbelt.tools.errors import (
-    BackendAuthError,
-    BackendRateLimitedError,
-    BackendUnavailableError,
+    ServiceAuthError,
+    ServiceRateLimitedError,
+    ServiceUnavailableError,
 )
 from custom_components.toolbelt.tools.search.base import SearchBackend
 from custom_components.toolbelt.tools.search.brave import BraveSearch
@@ -136,7 +136,7 @@ ENGINES = [
         name="brave",
         method="GET",
         path="/web/search",
-        make=lambda s, url, key, t: BraveSearch(s, t, key, url=url),
+        make=lambda s, url, key, t: BraveSearch(s, t, url, key),
         success=_json(BRAVE_WEB_JSON),
         key_ok=lambda r: r.headers.get("X-Subscription-Token") == KEY,
         auth_failure=lambda: web.json_response(
@@ -151,7 +151,7 @@ ENGINES = [
         name="tavily",
         method="POST",
         path="/search",
-        make=lambda s, url, key, t: TavilySearch(s, t, key, url=url),
+        make=lambda s, url, key, t: TavilySearch(s, t, url, key),
         success=_json(TAVILY_JSON),
         key_ok=lambda r: r.headers.get("Authorization") == f"Bearer {KEY}",
         auth_failure=lambda: web.json_response(
@@ -235,13 +235,13 @@ async def test_bad_key_or_block_is_readable(
     backend = engine.make(session, url, "wrong", 2.0)
 
     expected = (
-        BackendRateLimitedError if engine.name == "duckduckgo" else BackendAuthError
+        ServiceRateLimitedError if engine.name == "duckduckgo" else ServiceAuthError
     )
     with pytest.raises(expected) as caught:
         await backend.search("q", "web", 3)
     message = str(caught.value)
     assert backend.name in message
-    if expected is BackendAuthError:
+    if expected is ServiceAuthError:
         assert "settings" in message.lower() or "settings.yml" in message
         assert "retrying will not help" in message
 
@@ -260,7 +260,7 @@ async def test_429_is_readable(
     url = await _serve(local_server, engine, handler)
     backend = engine.make(session, url, KEY, 2.0)
 
-    with pytest.raises(BackendRateLimitedError) as caught:
+    with pytest.raises(ServiceRateLimitedError) as caught:
         await backend.search("q", "web", 3)
     assert "try again" in str(caught.value)
 
@@ -279,7 +279,7 @@ async def test_timeout_is_readable_and_on_time(
     backend = engine.make(session, url, KEY, 0.3)
 
     started = time.monotonic()
-    with pytest.raises(BackendUnavailableError) as caught:
+    with pytest.raises(ServiceUnavailableError) as caught:
         await backend.search("q", "web", 3)
     assert time.monotonic() - started < 1.5
     assert "did not answer within 0.3 s" in str(caught.value)
@@ -293,7 +293,7 @@ async def test_brave_news_uses_news_endpoint(
     app.router.add_get("/news/search", _json(BRAVE_NEWS_JSON))
     server = await local_server(app)
 
-    results = await BraveSearch(session, 2.0, KEY, url=server.url).search(
+    results = await BraveSearch(session, 2.0, server.url, KEY).search(
         "eclipse", "news", 5
     )
 
@@ -318,7 +318,7 @@ async def test_searxng_and_tavily_news_ask_for_news(
     server = await local_server(app)
 
     await SearxngSearch(session, 2.0, server.url).search("x", "news", 3)
-    await TavilySearch(session, 2.0, KEY, url=server.url).search("x", "news", 3)
+    await TavilySearch(session, 2.0, server.url, KEY).search("x", "news", 3)
 
     assert server.requests[0].query["categories"] == "news"
     assert bodies[0]["topic"] == "news"
@@ -333,11 +333,11 @@ async def test_garbage_json_is_readable(
     app.router.add_get("/search", lambda r: web.Response(text="<html>oops</html>"))
     server = await local_server(app)
 
-    with pytest.raises(BackendUnavailableError, match="not JSON"):
+    with pytest.raises(ServiceUnavailableError, match="not JSON"):
         await SearxngSearch(session, 2.0, server.url).search("x", "web", 3)
 
 
 async def test_unreachable_engine_is_readable(session: aiohttp.ClientSession) -> None:
     """Nothing listening: a readable connection error, not a stack trace."""
-    with pytest.raises(BackendUnavailableError, match="Could not reach SearXNG"):
+    with pytest.raises(ServiceUnavailableError, match="Could not reach SearXNG"):
         await SearxngSearch(session, 2.0, "http://127.0.0.1:9").search("x", "web", 3)

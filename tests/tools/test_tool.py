@@ -143,20 +143,20 @@ async def test_bad_arguments_become_readable_text() -> None:
     wrong = await PAINT.invoke({"action": "dance", "room": "hall"}, Ctx(user="a"))
     not_object = await PAINT.invoke(["paint"], Ctx(user="a"))  # type: ignore[arg-type]
 
-    assert not missing.ok
-    assert missing.error == "ArgumentError"
-    assert missing.text.startswith(
-        "ERROR: ArgumentError: missing required argument: room"
+    hint = (
+        ". paint takes: action: paint|erase, room: string, coats?: integer,"
+        " ratio?: number, glossy?: boolean, color?: red|blue, walls?: array"
     )
+    assert (missing.failed, wrong.failed, not_object.failed) == (True, True, True)
     assert (
-        "paint takes: action: paint|erase, room: string, coats?: integer"
-        in missing.text
+        missing.data == "ERROR: ArgumentError: missing required argument: room" + hint
     )
-    assert wrong.text.startswith(
+    assert wrong.data == (
         'ERROR: ArgumentError: action: expected one of "paint", "erase", got "dance"'
+        + hint
     )
-    assert not_object.text.startswith(
-        "ERROR: ArgumentError: arguments must be an object"
+    assert not_object.data == (
+        'ERROR: ArgumentError: arguments must be an object, got ["paint"]' + hint
     )
 
 

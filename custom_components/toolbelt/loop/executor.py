@@ -30,5 +30,12 @@ class Executor(Protocol):
     def is_device_command(self, call: ToolCall) -> bool:
         """True when the call changes a device's state (counts toward the cap)."""
 
+    def validates_arguments(self, call: ToolCall) -> bool:
+        """True when running the call checks its own arguments, so the loop does not.
+
+        Our own tools must check them anyway (other HA agents call them with no
+        loop in between); a call is never validated twice.
+        """
+
     async def run(self, call: ToolCall) -> ToolOutcome:
         """Run the call; raise on failure with a message the model can read."""

@@ -11,18 +11,13 @@ import json
 from typing import Any
 
 from ..toolcalls.model import ToolCall
+from ..toolcalls.prompting import error_text
 from ..toolcalls.schema import ArgumentError, validate_arguments
 
 
 def call_key(call: ToolCall) -> str:
     """Same tool and same arguments give the same key, whatever the key order."""
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
-
-
-def error_text(err: BaseException) -> str:
-    """``ERROR: <Type>: <message>``, the one error shape the model sees."""
-    message = str(err) or "no details"
-    return f"ERROR: {type(err).__name__}: {message}"
 
 
 @dataclass(slots=True)

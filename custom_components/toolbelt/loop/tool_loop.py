@@ -35,7 +35,7 @@ from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
 from ..toolcalls.calls import new_call_id
 from ..toolcalls.constraint import fingerprint, unwrap_answer
 from ..toolcalls.dialects.base import Dialect
-from ..toolcalls.prompting import lean_tools
+from ..toolcalls.prompting import error_text, lean_tools, result_text
 from ..toolcalls.registry import detector_for, opens_reasoning_in_template
 from ..toolcalls.streaming import StreamDetector
 from .events import (
@@ -49,7 +49,7 @@ from .events import (
 )
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
-from .guards import TurnBudget, error_text
+from .guards import TurnBudget
 from .guidance import device_guidance
 from .takes_control import RoundCall, TakesControl, ToolAnswer, round_answer
 from .tool_choice import AUTO, HopConstraint, hop_shape, plan
@@ -58,7 +58,6 @@ from .transcript import (
     History,
     render,
     render_history,
-    result_text,
     trim_largest_result,
 )
 
@@ -406,9 +405,12 @@ class ToolLoop:
         loop = asyncio.get_running_loop()
         for call in calls:
             is_device = executor.is_device_command(call)
-            admitted, refusal = budget.admit(
-                call, catalog.schema(call.name), is_device=is_device
+            schema = (
+                None
+                if executor.validates_arguments(call)
+                else catalog.schema(call.name)
             )
+            admitted, refusal = budget.admit(call, schema, is_device=is_device)
             slot: asyncio.Future[ResultOut] = loop.create_future()
             slots.append(slot)
             if refusal is not None:

@@ -19,14 +19,12 @@ from typing import Any
 
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.model import ToolCall
-from ..toolcalls.prompting import result_text
 
 __all__ = [
     "Exchange",
     "History",
     "render",
     "render_history",
-    "result_text",
     "trim_largest_result",
 ]
 

@@ -14,6 +14,7 @@ import re
 import secrets
 from typing import Any
 
+from .aliases import implied_arguments
 from .catalog import Catalog, fold
 from .fences import find_fences
 from .jsonrepair import (
@@ -22,7 +23,6 @@ from .jsonrepair import (
     decode_arguments,
     loads_loose,
 )
-from .legacy import implied_arguments
 from .model import ParseResult, RejectedCall, ToolCall
 from .sanitize import clean
 

@@ -3,7 +3,7 @@
 Models drift on names (``search_memory`` for ``memory_search``, ``HassTurnOn``
 for ``intent__HassTurnOn``) and on argument keys (``q`` for ``query``). The
 catalog resolves that drift, but only ever to a tool that is really exposed:
-an alias whose targets are all absent resolves to nothing.
+an alias (``aliases.py``) whose targets are all absent resolves to nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .aliases import same_meaning
 from .schema import coerce_arguments
 
 __all__ = ["Catalog", "ToolSpec", "fold"]
@@ -25,152 +26,6 @@ def fold(name: str) -> str:
     """Case- and separator-insensitive key: ``Search-Memory`` -> ``searchmemory``."""
     return name.lower().translate(_FOLD_TABLE)
 
-
-# Names models invent -> candidate real names, first present wins. Keys and
-# candidates are compared folded, so "Search-Memory" matches "search_memory".
-_NAME_ALIASES: dict[str, tuple[str, ...]] = {}
-
-
-def _alias(targets: tuple[str, ...], *names: str) -> None:
-    for name in names:
-        _NAME_ALIASES[fold(name)] = targets
-
-
-_MEMORY_SEARCH = ("memory_search", "search_memory", "memory_recall", "recall", "memory")
-_MEMORY_STORE = ("memory_store", "store_memory", "save_memory", "remember", "memory")
-_WEB_SEARCH = ("web_search", "search_web", "search", "brave_search", "internet_search")
-_WEB_FETCH = ("web_fetch", "fetch_url", "fetch", "browse", "open_url")
-_TIME = ("get_current_time", "current_time", "get_time", "time", "GetDateTime")
-
-_alias(
-    _MEMORY_SEARCH,
-    "search_memory",
-    "memory_search",
-    "search_memories",
-    "memories_search",
-    "recall",
-    "recall_memory",
-    "memory_recall",
-    "query_memory",
-    "lookup_memory",
-    "find_memory",
-    "get_memory",
-    "get_memories",
-    "retrieve_memory",
-    "retrieve_memories",
-)
-# Past conversations: the history tool where offered, else what memory can recall.
-_alias(
-    ("history", *_MEMORY_SEARCH),
-    "retrieve_conversation_history",
-    "search_history",
-)
-_alias(
-    ("history",),
-    "history_search",
-    "search_conversations",
-    "get_recent_history",
-    "recent_history",
-    "get_conversation_history",
-    "forget_history",
-    "delete_history",
-    "history_forget",
-)
-_alias(
-    ("profile",),
-    "get_user_profile",
-    "get_profile",
-    "user_profile",
-    "set_user_attribute",
-    "set_profile",
-    "update_profile",
-    "delete_user_attribute",
-    "delete_profile_attribute",
-)
-_alias(
-    ("self",),
-    "bot_trait",
-    "set_my_trait",
-    "add_trait",
-    "get_my_traits",
-    "get_persona",
-)
-_alias(
-    ("model",),
-    "list_models",
-    "get_models",
-    "available_models",
-    "get_current_model",
-    "current_model",
-    "switch_model",
-    "change_model",
-    "set_model",
-)
-_alias(("search",), "reddit_search", "search_reddit", "reddit")
-_alias(
-    _MEMORY_STORE,
-    "store_memory",
-    "memory_store",
-    "save_memory",
-    "memory_save",
-    "add_memory",
-    "memory_add",
-    "remember",
-    "create_memory",
-    "write_memory",
-    "memorize",
-    "save_fact",
-    "store_fact",
-)
-_alias(
-    _WEB_SEARCH,
-    "google",
-    "google_search",
-    "internet_search",
-    "search_web",
-    "web_search",
-    "search_internet",
-    "online_search",
-    "brave_search",
-    "bing",
-    "bing_search",
-    "duckduckgo",
-    "duckduckgo_search",
-    "ddg_search",
-    "tavily_search",
-    "search_online",
-)
-_alias(
-    _WEB_FETCH,
-    "fetch_url",
-    "web_fetch",
-    "fetch",
-    "fetch_page",
-    "fetch_webpage",
-    "browse",
-    "browse_url",
-    "open_url",
-    "read_url",
-    "get_url",
-    "visit_url",
-    "read_webpage",
-    "get_webpage",
-    "scrape_url",
-)
-_alias(
-    _TIME,
-    "get_current_time",
-    "current_time",
-    "get_time",
-    "time",
-    "now",
-    "get_date",
-    "get_datetime",
-    "get_date_time",
-    "current_datetime",
-    "get_current_date",
-    "date_time",
-)
 
 # Argument keys models invent -> the schema key they mean (only applied when
 # the schema has the target and not the invented key).
@@ -286,7 +141,8 @@ class Catalog:
 
         Tries the exact name, then case/separator folding, then HA's plain and
         namespaced forms both ways (``HassTurnOn`` <-> ``intent__HassTurnOn``),
-        then the alias table; never resolves to a tool that is not exposed.
+        then a name of the same meaning (``toolcalls/aliases.py``); never
+        resolves to a tool that is not exposed.
         """
         if not isinstance(name, str):
             return None
@@ -327,10 +183,7 @@ class Catalog:
             if matches and len(matches) == 1:
                 return matches[0]
         for cand in candidates:
-            targets = _NAME_ALIASES.get(fold(cand))
-            if not targets:
-                continue
-            for target in targets:
+            for target in same_meaning(cand):
                 key = fold(target)
                 if key in self._folded:
                     return self._folded[key]

@@ -9,6 +9,7 @@ from .catalog import Catalog
 
 __all__ = [
     "compact_catalog",
+    "error_text",
     "lean_tools",
     "result_text",
     "tools_json",
@@ -131,10 +132,19 @@ def tools_json_lines(catalog: Catalog) -> str:
 
 
 def result_text(result: Any) -> str:
-    """A tool result as text: strings as is, anything else as compact JSON."""
+    """A tool result as the model reads it: strings as is, anything else as JSON."""
     if isinstance(result, str):
         return result
     try:
         return json.dumps(result, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(result)
+
+
+def error_text(err: BaseException, hint: str = "") -> str:
+    """``ERROR: <Type>: <message>[. hint]``, the one shape of an error the model reads."""
+    message = str(err).strip()
+    if isinstance(err, TimeoutError) and not message:
+        message = "the tool took too long and was stopped"
+    text = f"ERROR: {type(err).__name__}: {message or 'no details'}"
+    return f"{text}. {hint}" if hint else text

@@ -25,9 +25,11 @@ from homeassistant.util.ulid import ulid_now
 
 from .. import compat
 from ..const import LOGGER
+from ..loop.executor import ToolOutcome
 from ..outside_data import RULE as OUTSIDE_RULE
+from ..toolcalls.aliases import implied_arguments
+from ..toolcalls.catalog import Catalog, ToolSpec
 from .agents import AgentRef, calling_agent
-from .aliases import resolve_tool_call, should_offer_time
 from .const import (
     API_ID,
     API_NAME,
@@ -49,10 +51,13 @@ from .personal_tools import SELF_TOOL
 from .profile_store import ProfileStore, profile_line
 from .services import Stores, ToolServices, ToolSettings
 from .sqlite_db import SqliteDatabase
-from .tool import Tool, ToolOutcome
+from .tool import Tool
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
 DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
+# All our tools, offered or not: calls by any name resolve here as the parser
+# resolves them (folding, namespaces, the alias table).
+OUR_CATALOG = Catalog([ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS])
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,21 +269,21 @@ def _may_change_shared(user: User | None, editors: str) -> bool:
 
 @dataclass(kw_only=True)
 class ToolbeltAPIInstance(llm.APIInstance):
-    """Routes legacy tool names (store_memory, web_search, ...) to our tools."""
+    """Routes other names for our tools (store_memory, web_search, ...) to them."""
 
     turn: TurnRecord
     hub: ToolsHub
     caller: Caller
 
     async def async_call_tool(self, tool_input: llm.ToolInput) -> JsonObjectType:
-        """Call by canonical or legacy name; unknown names raise like HA does.
+        """Call by our name or an alias the parser accepts; others raise like HA.
 
         A tool of ours that is not offered (search with no backend) still runs, so
         the model reads why it cannot work instead of 'not found'.
         """
-        resolved = resolve_tool_call(tool_input.tool_name, tool_input.tool_args)
-        if resolved is not None:
-            name, args = resolved
+        called = tool_input.tool_name
+        if (name := OUR_CATALOG.resolve(called)) is not None:
+            args = {**(tool_input.tool_args or {}), **implied_arguments(called, name)}
             tool_input = llm.ToolInput(tool_name=name, tool_args=args, id=tool_input.id)
         for tool in self.tools:
             if tool.name == tool_input.tool_name:
@@ -337,8 +342,8 @@ class ToolbeltLlmTool(llm.Tool):
         outcome = await run_tool(
             self._hub, self.tool, tool_input.tool_args, self._turn, self._caller
         )
-        data = {"result": outcome.text} if outcome.ok else {"error": outcome.text}
-        return compat.make_tool_result(data, failed=not outcome.ok)
+        key = "error" if outcome.failed else "result"
+        return compat.make_tool_result({key: outcome.data}, failed=outcome.failed)
 
 
 async def run_tool(
@@ -368,8 +373,8 @@ async def run_tool(
             backend=context.backend,
             started=started,
             latency_ms=(time.perf_counter() - t0) * 1000,
-            ok=outcome.ok,
-            error=None if outcome.ok else outcome.text,
+            ok=not outcome.failed,
+            error=outcome.data if outcome.failed else None,
             arguments=dict(args) if isinstance(args, Mapping) else {},
         )
     )
@@ -486,9 +491,9 @@ async def async_get_store_counts(hass: HomeAssistant) -> dict[str, Any]:
 
 
 def drop_redundant_time(tools: Iterable[llm.Tool]) -> list[llm.Tool]:
-    """Remove our 'time' tool when HA's GetDateTime is also offered."""
+    """Remove our 'time' tool when HA's GetDateTime (maybe namespaced) is offered."""
     tools = list(tools)
-    if should_offer_time(t.name for t in tools):
+    if not any(t.name.rsplit("__", 1)[-1] == "GetDateTime" for t in tools):
         return tools
     return [
         t for t in tools if not (is_toolbelt_tool(t) and _unwrap(t).tool is TIME_TOOL)

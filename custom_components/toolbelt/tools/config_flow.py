@@ -34,10 +34,6 @@ from .const import (
     CONF_FETCH_MAX_CHARS,
     CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
-    CONF_MCP_TOOL_DELETE,
-    CONF_MCP_TOOL_SEARCH,
-    CONF_MCP_TOOL_STORE,
-    CONF_MCP_TOOL_UPDATE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
     CONF_MODEL_SWITCHING,
@@ -53,7 +49,7 @@ from .const import (
     DEFAULT_SEARCH_BACKEND,
     DEFAULT_SHARED_MEMORY_EDITORS,
     MAX_HISTORY_DAYS,
-    MCP_TIMEOUT,
+    MCP_TOOL_KEYS,
     MEMORY_BACKENDS,
     MEMORY_MCP,
     MEMORY_SQLITE,
@@ -67,23 +63,17 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .errors import (
-    BackendAuthError,
-    BackendError,
-    BackendRateLimitedError,
-    BackendWrongApiError,
+    ServiceAuthError,
+    ServiceError,
+    ServiceRateLimitedError,
+    ServiceWrongApiError,
     ToolError,
 )
 from .fetch.ssrf import parse_allow_list
-from .memory.mcp import DEFAULT_TOOL_NAMES, McpClient
-from .services import ToolSettings, build_search
+from .memory.mcp import DEFAULT_TOOL_NAMES
+from .services import ToolSettings, build_mcp_memory, build_search
 
-_MCP_TOOL_KEYS = {
-    "search": CONF_MCP_TOOL_SEARCH,
-    "store": CONF_MCP_TOOL_STORE,
-    "update": CONF_MCP_TOOL_UPDATE,
-    "delete": CONF_MCP_TOOL_DELETE,
-}
-_MCP_KEYS = (CONF_MCP_URL, CONF_MCP_TOKEN, *_MCP_TOOL_KEYS.values())
+_MCP_KEYS = (CONF_MCP_URL, CONF_MCP_TOKEN, *MCP_TOOL_KEYS.values())
 _SEARCH_KEYS = (CONF_SEARCH_URL, CONF_SEARCH_API_KEY)
 _TITLES = {
     MEMORY_SQLITE: "SQLite",
@@ -225,7 +215,7 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                 TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
             ),
         }
-        for action, key in _MCP_TOOL_KEYS.items():
+        for action, key in MCP_TOOL_KEYS.items():
             fields[
                 vol.Optional(key, default=data.get(key) or DEFAULT_TOOL_NAMES[action])
             ] = TextSelector()
@@ -310,22 +300,16 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
         return self.async_create_entry(title=title, data=self._data)
 
     async def _test_mcp(self, data: dict[str, Any]) -> dict[str, str]:
-        client = McpClient(
-            async_get_clientsession(self.hass),
-            data[CONF_MCP_URL],
-            token=data.get(CONF_MCP_TOKEN) or None,
-            timeout=MCP_TIMEOUT,
+        memory = build_mcp_memory(
+            async_get_clientsession(self.hass), ToolSettings.from_data(data)
         )
         try:
-            tools = await client.tools()
-        except BackendAuthError:
+            missing = await memory.missing_tools()
+        except ServiceAuthError:
             return {"base": "invalid_auth"}
         except (ToolError, ValueError):
             return {"base": "cannot_connect"}
-        for action, key in _MCP_TOOL_KEYS.items():
-            if (data.get(key) or DEFAULT_TOOL_NAMES[action]) not in tools:
-                return {key: "mcp_tool_missing"}
-        return {}
+        return {MCP_TOOL_KEYS[missing[0]]: "mcp_tool_missing"} if missing else {}
 
     async def _test_search(self, data: dict[str, Any]) -> dict[str, str]:
         engine = build_search(
@@ -335,18 +319,18 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
             return {"base": "cannot_connect"}
         try:
             await engine.search("home assistant", "web", 1)
-        except BackendAuthError:
+        except ServiceAuthError:
             return {"base": "invalid_auth"}
-        except BackendRateLimitedError:
+        except ServiceRateLimitedError:
             return {}  # the key was accepted; the engine is only busy
-        except BackendWrongApiError as err:
+        except ServiceWrongApiError as err:
             # Something answered: say what was found, not "could not reach".
             return {
                 "base": "not_search_api"
                 if err.problem == "not_found"
                 else "bad_search_json"
             }
-        except BackendError:
+        except ServiceError:
             return {"base": "cannot_connect"}
         return {}
 

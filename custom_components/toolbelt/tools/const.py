@@ -17,6 +17,13 @@ CONF_MCP_TOOL_SEARCH: Final = "mcp_tool_search"
 CONF_MCP_TOOL_STORE: Final = "mcp_tool_store"
 CONF_MCP_TOOL_UPDATE: Final = "mcp_tool_update"
 CONF_MCP_TOOL_DELETE: Final = "mcp_tool_delete"
+# Our memory action -> the setting that names the MCP server's tool for it.
+MCP_TOOL_KEYS: Final = {
+    "search": CONF_MCP_TOOL_SEARCH,
+    "store": CONF_MCP_TOOL_STORE,
+    "update": CONF_MCP_TOOL_UPDATE,
+    "delete": CONF_MCP_TOOL_DELETE,
+}
 
 CONF_SEARCH_BACKEND: Final = "search_backend"
 CONF_SEARCH_URL: Final = "search_url"

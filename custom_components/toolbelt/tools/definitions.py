@@ -15,7 +15,7 @@ from homeassistant.util import dt as dt_util
 from ..outside_data import outside
 from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext
-from .errors import BackendAuthError, SharedMemoryLockedError, ToolError
+from .errors import ServiceAuthError, SharedMemoryLockedError, ToolError
 from .memory.base import format_memories
 from .model_tool import MODEL_TOOL
 from .personal_tools import HISTORY_TOOL, PROFILE_TOOL, SELF_TOOL
@@ -51,7 +51,7 @@ async def memory(
     ctx.backend = ctx.services.memory.name
     try:
         text = await _memory_action(ctx, action, query, content, memory_id, limit)
-    except BackendAuthError as err:
+    except ServiceAuthError as err:
         ctx.services.report_auth_error(err, memory=True)
         raise
     except SharedMemoryLockedError as err:
@@ -139,7 +139,7 @@ async def search(
         results = await engine.search(
             query.strip(), action, max(1, min(max_results, MAX_SEARCH_RESULTS))
         )
-    except BackendAuthError as err:
+    except ServiceAuthError as err:
         ctx.services.report_auth_error(err)
         raise
     if engine is ctx.services.search:

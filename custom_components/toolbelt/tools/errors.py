@@ -1,5 +1,8 @@
 """Errors our tools raise on purpose.
 
+A ``ServiceError`` is a web service a tool uses (search engine, memory server)
+failing; the model server's errors are ``backend.errors.BackendError``.
+
 Every message is written for the model: it says what happened and what to do next, so
 the model can tell the user or try again. The Tool object turns any of these into
 ``ERROR: <Type>: <message>`` text; nothing here ends a turn.
@@ -14,34 +17,34 @@ class ToolError(Exception):
     """A failure the model can read and act on."""
 
 
-class BackendError(ToolError):
-    """A backend (search engine, memory server) failed; ``backend`` names it."""
+class ServiceError(ToolError):
+    """A tool's web service (search engine, memory server) failed; ``service`` names it."""
 
-    def __init__(self, backend: str, message: str) -> None:
+    def __init__(self, service: str, message: str) -> None:
         super().__init__(message)
-        self.backend = backend
+        self.service = service
 
 
-class BackendAuthError(BackendError):
-    """The backend refused our credentials or configuration; the user must fix it."""
+class ServiceAuthError(ServiceError):
+    """The service refused our credentials or configuration; the user must fix it."""
 
     def __init__(
-        self, backend: str, message: str, user_hint: str | None = None
+        self, service: str, message: str, user_hint: str | None = None
     ) -> None:
-        super().__init__(backend, message)
+        super().__init__(service, message)
         self.user_hint = user_hint or message
         """What to fix, worded for the person reading a repair issue."""
 
 
-class BackendRateLimitedError(BackendError):
-    """The backend asked us to slow down (HTTP 429 or equivalent)."""
+class ServiceRateLimitedError(ServiceError):
+    """The service asked us to slow down (HTTP 429 or equivalent)."""
 
 
-class BackendUnavailableError(BackendError):
-    """The backend is down, slow past its timeout, or answered nonsense."""
+class ServiceUnavailableError(ServiceError):
+    """The service is down, slow past its timeout, or answered nonsense."""
 
 
-class BackendWrongApiError(BackendUnavailableError):
+class ServiceWrongApiError(ServiceUnavailableError):
     """Something answered at the address, but not the engine's API.
 
     ``problem`` says what was found, so a form can say it too: "not_found" (no
@@ -49,8 +52,8 @@ class BackendWrongApiError(BackendUnavailableError):
     format).
     """
 
-    def __init__(self, backend: str, message: str, problem: str) -> None:
-        super().__init__(backend, message)
+    def __init__(self, service: str, message: str, problem: str) -> None:
+        super().__init__(service, message)
         self.problem = problem
 
 

@@ -20,10 +20,6 @@ from .const import (
     CONF_FETCH_MAX_CHARS,
     CONF_HISTORY_DAYS,
     CONF_MCP_TOKEN,
-    CONF_MCP_TOOL_DELETE,
-    CONF_MCP_TOOL_SEARCH,
-    CONF_MCP_TOOL_STORE,
-    CONF_MCP_TOOL_UPDATE,
     CONF_MCP_URL,
     CONF_MEMORY_BACKEND,
     CONF_MODEL_SWITCHING,
@@ -46,17 +42,17 @@ from .const import (
     ISSUE_SEARCH_AUTH,
     MAX_HISTORY_DAYS,
     MCP_TIMEOUT,
+    MCP_TOOL_KEYS,
     MEMORY_DB_FILENAME,
     MEMORY_MCP,
     REDDIT_URL,
     SEARCH_BRAVE,
     SEARCH_DUCKDUCKGO,
-    SEARCH_NONE,
     SEARCH_SEARXNG,
     SEARCH_TAVILY,
     SEARCH_TIMEOUT,
 )
-from .errors import BackendAuthError, ToolError
+from .errors import ServiceAuthError, ToolError
 from .fetch.fetcher import WebFetcher
 from .fetch.ssrf import AllowList, parse_allow_list
 from .history_store import HistoryStore
@@ -101,12 +97,7 @@ class ToolSettings:
             allow = AllowList()
         tool_names = {
             action: name
-            for action, key in (
-                ("search", CONF_MCP_TOOL_SEARCH),
-                ("store", CONF_MCP_TOOL_STORE),
-                ("update", CONF_MCP_TOOL_UPDATE),
-                ("delete", CONF_MCP_TOOL_DELETE),
-            )
+            for action, key in MCP_TOOL_KEYS.items()
             if (name := str(data.get(key) or "").strip())
         }
         return cls(
@@ -179,7 +170,7 @@ class ToolServices:
             raise ToolError("The Toolbelt database is not open; reload Toolbelt.")
         return self._stores
 
-    def report_auth_error(self, err: BackendAuthError, *, memory: bool = False) -> None:
+    def report_auth_error(self, err: ServiceAuthError, *, memory: bool = False) -> None:
         """Raise a repair issue that tells the user what to fix."""
         ir.async_create_issue(
             self.hass,
@@ -189,7 +180,7 @@ class ToolServices:
             is_persistent=False,
             severity=ir.IssueSeverity.ERROR,
             translation_key=ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH,
-            translation_placeholders={"backend": err.backend, "details": err.user_hint},
+            translation_placeholders={"backend": err.service, "details": err.user_hint},
         )
 
     def clear_auth_issue(self, *, memory: bool = False) -> None:
@@ -202,14 +193,16 @@ class ToolServices:
 def build_memory(hass: HomeAssistant, settings: ToolSettings) -> MemoryBackend:
     """The MCP server when configured, else the embedded SQLite store."""
     if settings.memory_backend == MEMORY_MCP and settings.mcp_url:
-        client = McpClient(
-            async_get_clientsession(hass),
-            settings.mcp_url,
-            token=settings.mcp_token or None,
-            timeout=MCP_TIMEOUT,
-        )
-        return McpMemory(client, settings.mcp_tool_names)
+        return build_mcp_memory(async_get_clientsession(hass), settings)
     return SqliteMemory(hass.config.path(MEMORY_DB_FILENAME))
+
+
+def build_mcp_memory(session: Any, settings: ToolSettings) -> McpMemory:
+    """Memory on the configured MCP server; the setup form tests this same one."""
+    client = McpClient(
+        session, settings.mcp_url, token=settings.mcp_token or None, timeout=MCP_TIMEOUT
+    )
+    return McpMemory(client, settings.mcp_tool_names)
 
 
 def _history_days(value: Any) -> int:
@@ -232,25 +225,17 @@ def build_reddit(
     return RedditSearch(session, SEARCH_TIMEOUT, settings.reddit_url)
 
 
+SEARCH_ENGINES: Mapping[str, type[SearchBackend]] = {
+    SEARCH_SEARXNG: SearxngSearch,
+    SEARCH_BRAVE: BraveSearch,
+    SEARCH_TAVILY: TavilySearch,
+    SEARCH_DUCKDUCKGO: DuckDuckGoSearch,
+}
+
+
 def build_search(session: Any, settings: ToolSettings) -> SearchBackend | None:
-    """The configured search engine, or None when search is off."""
-    backend = settings.search_backend
-    url = settings.search_url
-    key = settings.search_api_key
-    if backend == SEARCH_SEARXNG and url:
-        return SearxngSearch(session, SEARCH_TIMEOUT, url)
-    if backend == SEARCH_BRAVE:
-        return BraveSearch(
-            session, SEARCH_TIMEOUT, key, **({"url": url} if url else {})
-        )
-    if backend == SEARCH_TAVILY:
-        return TavilySearch(
-            session, SEARCH_TIMEOUT, key, **({"url": url} if url else {})
-        )
-    if backend == SEARCH_DUCKDUCKGO:
-        return DuckDuckGoSearch(
-            session, SEARCH_TIMEOUT, **({"url": url} if url else {})
-        )
-    if backend == SEARCH_NONE:
+    """The configured search engine, or None when search is off or has no address."""
+    engine = SEARCH_ENGINES.get(settings.search_backend)
+    if engine is None or not (settings.search_url or engine.default_url):
         return None
-    return None
+    return engine(session, SEARCH_TIMEOUT, settings.search_url, settings.search_api_key)

@@ -4,7 +4,7 @@ The JSON schema comes from the signature (Literal -> enum, ``X | None`` -> optio
 str/int/float/bool/list/dict), descriptions from the docstring's ``Args:`` block. A
 call is coerced and validated by the shared ``toolcalls.schema`` rules, and whatever
 happens comes back as text the model can read: the result, or
-``ERROR: <Type>: <message>``. Only cancellation escapes.
+``ERROR: <Type>: <message>`` (``toolcalls.prompting``). Only cancellation escapes.
 
 A parameter whose annotation class sets ``__tool_injected__ = True`` (our
 ToolContext) is filled by the caller, never by the model, and is not in the schema.
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 import enum
 import inspect
-import json
 import logging
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from ..loop.executor import ToolOutcome
 from ..surrogates import mend_all
+from ..toolcalls.prompting import error_text, result_text
 from ..toolcalls.schema import ArgumentError, validate_arguments
 from .errors import ToolError
 
@@ -35,16 +35,6 @@ _SIMPLE_TYPES: Mapping[type, str] = {
     float: "number",
     bool: "boolean",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ToolOutcome:
-    """What one call produced: text for the model, and whether it worked."""
-
-    text: str
-    ok: bool
-    error: str | None = None
-    """Exception type name when ok is False."""
 
 
 class Tool:
@@ -86,7 +76,7 @@ class Tool:
         if args is None:
             args = {}
         if not isinstance(args, Mapping):
-            raise ArgumentError(f"arguments must be an object, got {args!r}")
+            return validate_arguments(self.schema, args)  # raises: not an object
         props = self.schema["properties"]
         required = self.schema.get("required", ())
         renamed: dict[str, Any] = {}
@@ -101,7 +91,7 @@ class Tool:
     async def invoke(
         self, args: Mapping[str, Any] | None, context: Any = None
     ) -> ToolOutcome:
-        """Validate, run and stringify; every failure becomes an ERROR text."""
+        """Validate, run and stringify; every failure becomes a failed ERROR text."""
         try:
             kwargs = self.validate_args(args)
             for param, enum_cls in self._enums.items():
@@ -120,41 +110,19 @@ class Tool:
         except Exception as err:  # the model must get text, not a crash
             if not isinstance(err, (ArgumentError, ToolError)):
                 _LOGGER.exception("Tool %s failed unexpectedly", self.name)
-            return ToolOutcome(
-                error_text(err, self), ok=False, error=type(err).__name__
-            )
-        return ToolOutcome(result_text(result), ok=True)
+            hint = ""
+            if isinstance(err, ArgumentError):
+                hint = f"{self.name} takes: {_signature_hint(self.schema)}"
+            return ToolOutcome(error_text(err, hint), failed=True)
+        return ToolOutcome("OK" if result is None else result_text(result))
 
     async def call(self, args: Mapping[str, Any] | None, context: Any = None) -> str:
         """Like invoke(), text only."""
-        return (await self.invoke(args, context)).text
+        return str((await self.invoke(args, context)).data)
 
     def __repr__(self) -> str:
         """Show the tool's name."""
         return f"<Tool {self.name}>"
-
-
-def result_text(result: Any) -> str:
-    """None -> 'OK'; str as is; other data as JSON."""
-    if result is None:
-        return "OK"
-    if isinstance(result, str):
-        return result
-    try:
-        return json.dumps(result, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(result)
-
-
-def error_text(err: BaseException, tool: Tool | None = None) -> str:
-    """``ERROR: <Type>: <message>``; argument errors also list what is accepted."""
-    message = str(err).strip()
-    if isinstance(err, TimeoutError) and not message:
-        message = "the tool took too long and was stopped"
-    text = f"ERROR: {type(err).__name__}: {message or 'no details'}"
-    if isinstance(err, ArgumentError) and tool is not None:
-        text += f". {tool.name} takes: {_signature_hint(tool.schema)}"
-    return text
 
 
 def _signature_hint(schema: Mapping[str, Any]) -> str:

@@ -18,12 +18,12 @@ from typing import Any
 import aiohttp
 
 from ..errors import (
-    BackendAuthError,
-    BackendUnavailableError,
     MemoryNotFoundError,
+    ServiceUnavailableError,
     SharedMemoryLockedError,
     ToolError,
 )
+from ..service_http import raise_for_status, service_call
 from .base import Memory, MemoryBackend, normalise_id
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -42,9 +42,10 @@ ARGUMENT_SYNONYMS: Mapping[str, tuple[str, ...]] = {
     "user_id": ("user_id", "user"),
 }
 SESSION_HEADER = "Mcp-Session-Id"
+AUTH_HINT = "Check the MCP server's bearer token in the Toolbelt tools settings."
 
 
-class McpError(BackendUnavailableError):
+class McpError(ServiceUnavailableError):
     """The server answered with a JSON-RPC error or a failed tool result."""
 
 
@@ -142,7 +143,7 @@ class McpClient:
             message["id"] = request_id
         try:
             async with (
-                asyncio.timeout(self.timeout),
+                service_call(self.name, self.timeout),
                 self._session.post(
                     self._url, json=message, headers=self._headers()
                 ) as resp,
@@ -156,14 +157,6 @@ class McpClient:
                     reply = await _read_sse_reply(resp, request_id)
                 else:
                     reply = json.loads(await resp.text())
-        except TimeoutError as err:
-            raise BackendUnavailableError(
-                self.name, f"The {self.name} did not answer within {self.timeout:g} s."
-            ) from err
-        except aiohttp.ClientError as err:
-            raise BackendUnavailableError(
-                self.name, f"Could not reach the {self.name}: {type(err).__name__}."
-            ) from err
         except ValueError as err:
             raise McpError(self.name, f"The {self.name} sent invalid JSON.") from err
         if not isinstance(reply, dict):
@@ -177,19 +170,9 @@ class McpClient:
         return reply.get("result", {})
 
     def _check_status(self, resp: aiohttp.ClientResponse) -> None:
-        if resp.status in (401, 403):
-            raise BackendAuthError(
-                self.name,
-                f"The {self.name} refused our token (HTTP {resp.status}). The user "
-                "must fix the token in the Toolbelt tools settings.",
-                user_hint=f"HTTP {resp.status}: the bearer token is missing or wrong.",
-            )
         if resp.status == 404 and self._session_id:
             raise _SessionExpired
-        if resp.status >= 400:
-            raise BackendUnavailableError(
-                self.name, f"The {self.name} failed with HTTP {resp.status}."
-            )
+        raise_for_status(self.name, resp.status, resp.headers, auth_hint=AUTH_HINT)
 
 
 class _SessionExpired(Exception):
@@ -225,6 +208,11 @@ class McpMemory(MemoryBackend):
     ) -> None:
         self._client = client
         self._tool_names = {**DEFAULT_TOOL_NAMES, **(tool_names or {})}
+
+    async def missing_tools(self) -> list[str]:
+        """Our actions whose server tool the server does not offer (setup checks)."""
+        tools = await self._client.tools()
+        return [a for a, name in self._tool_names.items() if name not in tools]
 
     async def search(self, user_id: str | None, query: str, limit: int) -> list[Memory]:
         text = await self._call("search", user_id, {"query": query, "limit": limit})

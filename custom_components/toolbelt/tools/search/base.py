@@ -1,4 +1,4 @@
-"""What every search backend returns, and the HTTP error mapping they share.
+"""What every search backend returns, and how it sends a request.
 
 Backends are HA-free: they take an aiohttp session and raise our readable errors; the
 search tool turns an auth error into an HA repair issue.
@@ -7,19 +7,14 @@ search tool turns an auth error into an HA repair issue.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-import asyncio
 from dataclasses import dataclass
 import json
 from typing import Any, Literal
 
 import aiohttp
 
-from ..errors import (
-    BackendAuthError,
-    BackendRateLimitedError,
-    BackendUnavailableError,
-    BackendWrongApiError,
-)
+from ..errors import ServiceWrongApiError
+from ..service_http import raise_for_status, service_call
 
 SearchKind = Literal["web", "news", "reddit"]
 
@@ -43,9 +38,28 @@ class SearchBackend(ABC):
     auth_hint: str = "Check the search settings of the Toolbelt tools."
     """What the user should fix when the backend refuses us."""
 
-    def __init__(self, session: aiohttp.ClientSession, timeout: float) -> None:
+    default_url: str = ""
+    """The public service's address; '' when the user must give one (SearXNG)."""
+
+    refusal_is_auth: bool = True
+    """Whether HTTP 401/403 means wrong settings (see ``service_http``)."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        timeout: float,
+        url: str = "",
+        api_key: str = "",
+    ) -> None:
+        """An empty ``url`` means the public service (``default_url``)."""
         self._session = session
         self.timeout = timeout
+        self._url = url or self.default_url
+        self._api_key = api_key
+
+    def _endpoint(self, path: str) -> str:
+        """``path`` under the configured address."""
+        return f"{self._url.rstrip('/')}/{path}"
 
     @abstractmethod
     async def search(
@@ -57,27 +71,18 @@ class SearchBackend(ABC):
         self, method: str, url: str, *, expect_json: bool = True, **kwargs: Any
     ) -> Any:
         """Send one request under the timeout; map failures to readable errors."""
-        try:
-            async with (
-                asyncio.timeout(self.timeout),
-                self._session.request(method, url, **kwargs) as resp,
-            ):
-                text = await resp.text(errors="replace")
-                self._raise_for_status(resp.status, resp.headers, text)
-        except TimeoutError as err:
-            raise BackendUnavailableError(
-                self.name, f"{self.name} did not answer within {self.timeout:g} s."
-            ) from err
-        except aiohttp.ClientError as err:
-            raise BackendUnavailableError(
-                self.name, f"Could not reach {self.name}: {type(err).__name__}."
-            ) from err
+        async with (
+            service_call(self.name, self.timeout),
+            self._session.request(method, url, **kwargs) as resp,
+        ):
+            text = await resp.text(errors="replace")
+            self._raise_for_status(resp.status, resp.headers, text)
         if not expect_json:
             return text
         try:
             return json.loads(text)
         except ValueError as err:
-            raise BackendWrongApiError(
+            raise ServiceWrongApiError(
                 self.name,
                 f"{self.name} answered with something that is not JSON.",
                 problem="not_json",
@@ -86,7 +91,7 @@ class SearchBackend(ABC):
     def _object(self, data: Any) -> dict[str, Any]:
         """The engine's JSON must be an object; anything else means it is broken."""
         if not isinstance(data, dict):
-            raise BackendWrongApiError(
+            raise ServiceWrongApiError(
                 self.name,
                 f"{self.name} answered JSON of an unexpected shape.",
                 problem="bad_shape",
@@ -95,33 +100,13 @@ class SearchBackend(ABC):
 
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Map an HTTP status to a readable error; subclasses add engine quirks."""
-        if status in (401, 403):
-            raise BackendAuthError(
-                self.name,
-                f"{self.name} refused the request (HTTP {status}): the API key or "
-                f"access settings are wrong. {self.auth_hint} Tell the user; retrying "
-                "will not help.",
-                user_hint=f"HTTP {status}. {self.auth_hint}",
-            )
-        if status == 429:
-            wait = headers.get("Retry-After")
-            after = f" It asks to wait {wait} s." if wait else ""
-            raise BackendRateLimitedError(
-                self.name,
-                f"{self.name} is rate-limiting us (HTTP 429).{after} Answer from what "
-                "you know or try again later.",
-            )
-        if status in (404, 405):
-            raise BackendWrongApiError(
-                self.name,
-                f"{self.name} has no search API at the configured address "
-                f"(HTTP {status}).",
-                problem="not_found",
-            )
-        if status >= 400:
-            raise BackendUnavailableError(
-                self.name, f"{self.name} failed with HTTP {status}."
-            )
+        raise_for_status(
+            self.name,
+            status,
+            headers,
+            auth_hint=self.auth_hint,
+            refusal_is_auth=self.refusal_is_auth,
+        )
 
 
 def clean(text: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BackendAuthError
+from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 BRAVE_URL = "https://api.search.brave.com/res/v1"
@@ -14,24 +14,18 @@ class BraveSearch(SearchBackend):
     """GET /web/search or /news/search with the X-Subscription-Token header."""
 
     name = "Brave Search"
+    default_url = BRAVE_URL
     auth_hint = (
         "Check the Brave Search API key (api-dashboard.search.brave.com) in the "
         "Toolbelt tools settings."
     )
-
-    def __init__(
-        self, session: Any, timeout: float, api_key: str, url: str = BRAVE_URL
-    ) -> None:
-        super().__init__(session, timeout)
-        self._api_key = api_key
-        self._url = url.rstrip("/")
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
         data = await self._request(
             "GET",
-            f"{self._url}/{'news' if kind == 'news' else 'web'}/search",
+            self._endpoint(f"{'news' if kind == 'news' else 'web'}/search"),
             params={"q": query, "count": str(max_results)},
             headers={
                 "Accept": "application/json",
@@ -56,7 +50,7 @@ class BraveSearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Brave answers an invalid token with 422 SUBSCRIPTION_TOKEN_INVALID."""
         if status == 422 and "TOKEN" in body.upper():
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"{self.name} says the subscription token is invalid. "
                 f"{self.auth_hint} Tell the user; retrying will not help.",

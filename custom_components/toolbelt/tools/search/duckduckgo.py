@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import lxml.html
 
-from ..errors import BackendRateLimitedError
+from ..errors import ServiceRateLimitedError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 DDG_URL = "https://html.duckduckgo.com/html/"
@@ -31,10 +31,7 @@ class DuckDuckGoSearch(SearchBackend):
     """POST q=... to the HTML endpoint; 'news' narrows to the past week (df=w)."""
 
     name = "DuckDuckGo"
-
-    def __init__(self, session: Any, timeout: float, url: str = DDG_URL) -> None:
-        super().__init__(session, timeout)
-        self._url = url
+    default_url = DDG_URL
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int
@@ -58,7 +55,7 @@ class DuckDuckGoSearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """A 202 'anomaly' page, 403 or 429 is DuckDuckGo blocking us for a while."""
         if status in (202, 403, 429) or "anomaly-modal" in body:
-            raise BackendRateLimitedError(
+            raise ServiceRateLimitedError(
                 self.name,
                 f"{self.name} is rate-limiting this address (bot check). Answer from "
                 "what you know or try again in a few minutes.",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import BackendRateLimitedError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 REDDIT_URL = "https://www.reddit.com"
@@ -26,17 +25,19 @@ class RedditSearch(SearchBackend):
     """GET {url}/search.json?q=...&limit=N; posts become numbered references."""
 
     name = "Reddit"
-
-    def __init__(self, session: Any, timeout: float, url: str = REDDIT_URL) -> None:
-        super().__init__(session, timeout)
-        self._url = url.rstrip("/")
+    default_url = REDDIT_URL
+    refusal_is_auth = False
+    auth_hint = (
+        "It limits unauthenticated clients. Answer from what you know or try web "
+        "search instead."
+    )
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
         data = await self._request(
             "GET",
-            f"{self._url}/search.json",
+            self._endpoint("search.json"),
             params={
                 "q": query,
                 "limit": str(max_results),
@@ -73,17 +74,6 @@ class RedditSearch(SearchBackend):
             snippet=snippet,
             date=_date(post.get("created_utc")),
         )
-
-    def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
-        """401, 403 and 429 mean Reddit refuses this address for now; no key to fix."""
-        if status in (401, 403, 429):
-            raise BackendRateLimitedError(
-                self.name,
-                f"{self.name} refused the search (HTTP {status}); it limits "
-                "unauthenticated clients. Answer from what you know or try web "
-                "search instead.",
-            )
-        super()._raise_for_status(status, headers, body)
 
 
 def _date(created: Any) -> str | None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 _SCOPES = {
@@ -25,16 +23,12 @@ class SearxngSearch(SearchBackend):
         "settings.yml and restart it."
     )
 
-    def __init__(self, session: Any, timeout: float, url: str) -> None:
-        super().__init__(session, timeout)
-        self._url = url.rstrip("/")
-
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
         data = await self._request(
             "GET",
-            f"{self._url}/search",
+            self._endpoint("search"),
             params={"q": query, "format": "json", **_SCOPES[kind]},
             headers={"Accept": "application/json"},
         )

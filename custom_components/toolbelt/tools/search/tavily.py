@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BackendAuthError
+from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 TAVILY_URL = "https://api.tavily.com"
@@ -14,23 +14,17 @@ class TavilySearch(SearchBackend):
     """POST /search with a bearer key; topic 'news' for news."""
 
     name = "Tavily"
+    default_url = TAVILY_URL
     auth_hint = (
         "Check the Tavily API key (app.tavily.com) in the Toolbelt tools settings."
     )
-
-    def __init__(
-        self, session: Any, timeout: float, api_key: str, url: str = TAVILY_URL
-    ) -> None:
-        super().__init__(session, timeout)
-        self._api_key = api_key
-        self._url = url.rstrip("/")
 
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
         data = await self._request(
             "POST",
-            f"{self._url}/search",
+            self._endpoint("search"),
             json={
                 "query": query,
                 "topic": "news" if kind == "news" else "general",
@@ -53,7 +47,7 @@ class TavilySearch(SearchBackend):
     def _raise_for_status(self, status: int, headers: Any, body: str) -> None:
         """Tavily uses 432/433 for an exhausted plan: the user must act, like a bad key."""
         if status in (432, 433):
-            raise BackendAuthError(
+            raise ServiceAuthError(
                 self.name,
                 f"{self.name} says the plan's usage limit is reached (HTTP {status}). "
                 "The user must upgrade the plan or wait for it to reset.",
