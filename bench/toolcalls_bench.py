@@ -181,7 +181,7 @@ def bench_floods(catalog: Catalog) -> None:
     the argument value starts; every dialect refuses at most 64 calls and
     then the rest at once, and the time grows with the length at most.
     """
-    from tests.toolcalls.test_dialect_contract import WIRE  # noqa: PLC0415
+    from tests.toolcalls.test_dialect_contract import WIRE
 
     limit = guard.MAX_REPLY_CHARS
     guard.MAX_REPLY_CHARS = 2 * MB
