@@ -362,3 +362,12 @@ def test_chatml_message_label_is_never_streamed(size: int) -> None:
     out = [detector.feed(raw[i : i + size]) for i in range(0, len(raw), size)]
     out.append(detector.finish())
     assert "".join(out) == "The kitchen light is on."
+
+
+def test_react_streams_a_long_plain_answer_after_the_thought_bound() -> None:
+    detector = detector_for(get_dialect("react"), CATALOG)
+    answer = "The kitchen light is on, and the porch light too. " * 6
+    early = "".join(detector.feed(answer[i : i + 4]) for i in range(0, len(answer), 4))
+    assert len(early) > 200
+    assert answer.startswith(early)
+    assert (early + detector.finish()).strip() == answer.strip()

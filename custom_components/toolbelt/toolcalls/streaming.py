@@ -61,6 +61,10 @@ DEFAULT_START_MARKERS: tuple[str, ...] = (
     *REACT_LABELS,
 )
 _GAP = 16
+# ReAct (``thought_first``): a reply's leading text is held up to this many
+# characters, in case a scratchpad label follows and makes it the thought.
+# Assist speaks nothing before 60 characters anyway (``STREAM_RESPONSE_CHARS``).
+_LEAD_MAX = 200
 # A label line that opens a plain answer (llama-cpp-python's chatml-function-
 # calling: "message:\n<message>"): dropped, as ``sanitize.MESSAGE_LABEL`` is.
 _START_LABEL = re.compile(rf"message:[ \t]{{0,{_GAP}}}\n")
@@ -200,7 +204,9 @@ class StreamDetector:
     ``start_in_reasoning`` is for templates that open the reasoning block in
     the prompt: nothing shows until a closer ends it, or the reply ends
     without one (then the caller shows the parsed content). A closer met
-    outside any block is dropped.
+    outside any block is dropped. ``thought_first`` (ReAct) holds the reply's
+    first ``_LEAD_MAX`` characters until a scratchpad label drops them as the
+    thought, or the end (or more text) shows them to be the answer.
     """
 
     def __init__(
@@ -241,6 +247,7 @@ class StreamDetector:
         # (then it was the thought, never shown) or the end (then it is shown).
         self._hold_lead = thought_first
         self._held: list[str] = []
+        self._held_chars = 0
         self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""
         self._lead: list[str] = []  # whitespace before the reply, not yet shown
@@ -287,7 +294,13 @@ class StreamDetector:
                 self._at_start = False
             if self._hold_lead:
                 self._held.append(text)
-                return ""
+                self._held_chars += len(text)
+                if self._held_chars <= _LEAD_MAX:
+                    return ""
+                # Longer than a thought: an answer in plain text, shown from here on.
+                text = "".join(self._held)
+                self._held.clear()
+                self._hold_lead = False
             self._released.append(text)
         return text
 
