@@ -4,11 +4,12 @@ Run: ``.venv/bin/python -m bench.toolcalls_bench``. Prints the median and p99
 parse time of the ``auto`` chain per corpus reply (targets: median < 50 µs for
 replies under 2 kB), the accuracy on the dev corpus and the engine fixtures
 (exact calls, false positives, clean content), the time for 1 MB adversarial inputs (target < 100 ms,
-i.e. no catastrophic backtracking or per-block rescans), ``clean()`` on 1 MB of
+i.e. no catastrophic backtracking or per-block rescans), each dialect alone on
+256 kB and 1 MB of its own opening markup (time and refused calls), ``clean()`` on 1 MB of
 reasoning blocks, and the streaming detector's cost per chunk and per 64 kB of
 hostile stream (linear: the same per kB at any length).
 
-In use, replies over ``guard.MAX_REPLY_CHARS`` (256,000) are refused unread;
+In use, replies over ``guard.MAX_REPLY_CHARS`` (64,000) are refused unread;
 the 1 MB figures lift that bound to measure the scans themselves, and one line
 shows the bound at work. A case that raises prints ``RAISES`` (the parser must
 never raise). Times are this thread's CPU time, so other load on the machine
@@ -173,6 +174,33 @@ def bench_adversarial(auto, catalog: Catalog) -> None:
     print(f"  {'worst input cut to bound':26s} {worst:8.1f} ms ({worst_label})")
 
 
+def bench_floods(catalog: Catalog) -> None:
+    """Each dialect alone on its own call opening repeated, never closed.
+
+    The opening is the dialect's wire sample in the contract test, cut where
+    the argument value starts; every dialect refuses at most 64 calls and
+    then the rest at once, and the time grows with the length at most.
+    """
+    from tests.toolcalls.test_dialect_contract import WIRE
+
+    limit = guard.MAX_REPLY_CHARS
+    guard.MAX_REPLY_CHARS = 2 * MB
+    print("each dialect on its own opening markup, 256 kB / 1 MB (refused calls):")
+    try:
+        for name, wire in sorted(WIRE.items()):
+            opening = wire[: wire.index("kitchen light")]
+            figures = []
+            for size in (256_000, MB):
+                text = opening * (size // len(opening))
+                start = time.thread_time()
+                result = get_dialect(name).parse(text, catalog)
+                elapsed = (time.thread_time() - start) * 1000
+                figures.append(f"{elapsed:7.1f} ms ({len(result.rejected)})")
+            print(f"  {name:16s} {figures[0]}  {figures[1]}")
+    finally:
+        guard.MAX_REPLY_CHARS = limit
+
+
 # clean() alone: in ``auto`` the gpt_oss member stops at 64 harmony blocks.
 REASONING = {
     "harmony analysis": "<|channel|>analysis<|message|>x<|end|>" * (MB // 38),
@@ -288,6 +316,7 @@ def main() -> None:
     bench_corpus(auto, catalog)
     bench_accuracy(auto, catalog)
     bench_adversarial(auto, catalog)
+    bench_floods(catalog)
     bench_clean()
     bench_detector(auto, catalog)
     bench_detector_hostile(catalog)

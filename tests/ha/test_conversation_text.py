@@ -72,8 +72,9 @@ async def test_text_call_turns_light_on_and_speech_is_clean(
     assert spoken.endswith(ANSWER)
     for marker in MARKUP:
         assert marker not in spoken, (marker, spoken)
-    if chunked:
+    if chunked and family != "react":
         # The answer reaches the ChatLog piece by piece as it streams, not at the end.
+        # (ReAct holds a short plain answer to the end: it could be a thought.)
         last_result = max(i for i, d in enumerate(deltas) if d.get("tool_call_id"))
         pieces = [d for d in deltas[last_result:] if d.get("content")]
         assert len(pieces) > len(ANSWER) // 2

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
 from custom_components.toolbelt.toolcalls import ParseResult, guard
+from custom_components.toolbelt.toolcalls.dialects._markup import MAX_CALLS
 from custom_components.toolbelt.toolcalls.dialects.native import (
     from_openai_tool_calls,
 )
@@ -99,15 +100,11 @@ MORE_TRUNCATED: list[Any] = [
         '    {"tool_call_id": "0", "tool_name": "HassTurnOn", ',
         "",
     ),
-    pytest.param(
+    (
         "deepseek",  # vLLM: the JSON never closes before the end token
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>HassTurnOn\n"
         '```json\n{"name": "kitch',
         "",
-        marks=pytest.mark.xfail(
-            reason="refused, but as 'arguments are not JSON', not as truncated",
-            strict=True,
-        ),
     ),
     (
         "deepseek",
@@ -193,13 +190,10 @@ MORE_PROSE: list[Any] = [
         "HassTurnOn\nis the tool that switches things on.",
     ),
     ("functionary", "In Python:\n>>> print(1)\n1", "In Python:\n>>> print(1)\n1"),
-    pytest.param(
+    (
         "functionary",
         "Functionary writes <function=NAME> tags, but no tool is needed here.",
         "Functionary writes <function=NAME> tags, but no tool is needed here.",
-        marks=pytest.mark.xfail(
-            reason="auto refuses the mention as a cut-off call", strict=True
-        ),
     ),
     (
         "command_r",
@@ -269,15 +263,6 @@ def _native_calls(raw: str) -> list[dict[str, Any]]:
 WIRE_ALL = {**WIRE, "native": f"HassTurnOn {ARGS}"}
 
 
-# Known gaps, strict: they fail loudly once the dialect is fixed.
-_GAPS = {
-    "home_llm": pytest.mark.xfail(
-        reason="a cut-off ```homeassistant block is shown as text, not refused",
-        strict=True,
-    ),
-}
-
-
 def _cut(raw: str) -> str:
     """The reply cut off inside the argument value."""
     return raw[: raw.index("kitchen light") + len("kitch")]
@@ -309,11 +294,7 @@ def test_unknown_tool_is_refused_with_the_reason(dialect: str) -> None:
 
 @pytest.mark.parametrize(
     ("dialect", "raw", "content"),
-    [
-        pytest.param(d, _cut(WIRE_ALL[d]), "", marks=_GAPS.get(d, ()))
-        for d in sorted(DIALECTS)
-    ]
-    + MORE_TRUNCATED,
+    [(d, _cut(WIRE_ALL[d]), "") for d in sorted(DIALECTS)] + MORE_TRUNCATED,
 )
 def test_truncated_call_is_refused_with_the_reason(
     dialect: str, raw: str, content: str
@@ -381,23 +362,7 @@ def test_random_prose_never_dispatches(dialect: str, text: str) -> None:
 
 
 # ReAct reads any text after ``Action Input:`` as the argument: nothing is unclosed.
-_FLOOD_SHOWN = pytest.mark.xfail(
-    reason="past MAX_BLOCKS tags the rest of the flood is shown as text", strict=True
-)
-_FLOOD_GAPS = {
-    **_GAPS,
-    **dict.fromkeys(("hermes", "qwen", "markdown_json"), _FLOOD_SHOWN),
-}
-
-
-@pytest.mark.parametrize(
-    "dialect",
-    [
-        pytest.param(d, marks=_FLOOD_GAPS.get(d, ()))
-        for d in TEXT_DIALECTS
-        if d != "react"
-    ],
-)
+@pytest.mark.parametrize("dialect", [d for d in TEXT_DIALECTS if d != "react"])
 def test_a_flood_of_opening_markup_is_refused(
     dialect: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -406,5 +371,6 @@ def test_a_flood_of_opening_markup_is_refused(
     opening = WIRE[dialect][: WIRE[dialect].index("kitchen light")]
     result = parse(dialect, opening * (256_000 // len(opening)))
     assert result.calls == []
-    assert result.rejected
+    # Capped like every dialect: the calls up to the cap, then the rest at once.
+    assert 0 < len(result.rejected) <= MAX_CALLS + 1
     assert result.content == ""

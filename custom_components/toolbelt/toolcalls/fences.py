@@ -41,6 +41,13 @@ def _closer(ticks: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*{re.escape(ticks)}[ \t]*$", re.M)
 
 
+@lru_cache(maxsize=16)
+def _glued(ticks: str) -> re.Pattern[str]:
+    """A run glued to a body line; a word right after it (```` ```json ````)
+    opens another fence, it does not close this one."""
+    return re.compile(rf"{re.escape(ticks)}(?!\w)")
+
+
 class _Closers:
     """Next closer line of each fence run, for a scan that only moves forward.
 
@@ -101,7 +108,8 @@ def _find_fences(text: str) -> tuple[Fence, ...]:
         close = closers.next(ticks, body_start)
         if close is None:
             # Also accept a closer glued to the end of the last body line.
-            glued = text.find(ticks, body_start)
+            glued_match = _glued(ticks).search(text, body_start)
+            glued = glued_match.start() if glued_match else -1
             if glued < 0:
                 fences.append(
                     Fence(

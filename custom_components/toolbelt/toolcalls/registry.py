@@ -322,4 +322,5 @@ def detector_for(
         start_markers=(*dialect.start_markers, *starts),
         names=tuple(dict.fromkeys(names)),
         start_in_reasoning=start_in_reasoning,
+        thought_first=dialect.thought_first,
     )

@@ -176,6 +176,9 @@ _REACT_LABEL = re.compile(
     re.M | re.I,
 )
 _TOOL_HEADER = re.compile(r"^[ \t]*#[ \t]*(?:Tool|Arguments)[ \t]*:.*$", re.M)
+# llama-cpp-python's chatml-function-calling opens a plain answer with this
+# line (its template: "message:\n<message>"); the streaming detector drops it too.
+MESSAGE_LABEL = re.compile(r"\A\s*message:[ \t]{0,16}\n")
 # Same as r"\n[ \t]*\n(?:[ \t]*\n)+" but one class repeat, not a group repeat:
 # 60x faster on a megabyte of newlines.
 _BLANKS = re.compile(r"\n[ \t]*\n[ \t\n]*\n")
@@ -258,6 +261,9 @@ def strip_leakage(text: str) -> str:
     if "<" in text or "[" in text:
         text = _strip_stray(text)
     if ":" in text:
+        label = MESSAGE_LABEL.match(text)
+        if label is not None:
+            text = text[label.end() :]
         text, fenced = _hide_fences(text)
         text = strip_react(text)
         if "# " in text or "#T" in text or "#A" in text:

@@ -25,6 +25,7 @@ from .jsonrepair import (
 from .model import RejectedCall, ToolCall
 
 __all__ = [
+    "TRUNCATED",
     "Fence",
     "find_fences",
     "json_calls_at",
@@ -60,7 +61,8 @@ def _truncated(text: str, start: int, limit: int) -> RejectedCall:
     )
 
 
-_TRUNCATED, _INVALID = "truncated", "invalid"
+# What ``json_error_at`` says of a value generation stopped inside.
+TRUNCATED, _INVALID = "truncated", "invalid"
 _REPAIR_LIMIT = 65_536
 _READ_CACHE: dict[tuple[str, int, int], tuple[Any, int, str | None]] = {}
 
@@ -78,7 +80,7 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     end = find_json_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
-        result: tuple[Any, int, str | None] = (None, limit, _TRUNCATED)
+        result: tuple[Any, int, str | None] = (None, limit, TRUNCATED)
         _READ_CACHE[key] = result
         return result
     try:
@@ -89,7 +91,7 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
             value = loads_loose(text[pos:end])
         result = (value, end, None)
     except TruncatedJSONError:
-        result = (None, end, _TRUNCATED)
+        result = (None, end, TRUNCATED)
     except LooseJSONError as err:
         result = (None, end, str(err) or _INVALID)
     if len(_READ_CACHE) >= 256:
@@ -122,7 +124,7 @@ def _array_salvage(
     pos = skip_ws(text, start + 1, limit)
     while pos < limit and text[pos] == "{":
         value, end, error = _read(text, pos, limit)
-        if error == _TRUNCATED or (
+        if error == TRUNCATED or (
             error is None and end >= limit and text[end - 1] != "}"
         ):
             if not calls and not _CALLISH.match(text, pos):
@@ -177,7 +179,7 @@ def json_calls_at(
             return _array_salvage(
                 text, pos, limit, catalog, id_style, require_arguments
             )
-        if error == _TRUNCATED and _CALLISH.match(text, pos):
+        if error == TRUNCATED and _CALLISH.match(text, pos):
             return [_truncated(text, pos, limit)], limit
         return None
     found = calls_from_value(
@@ -200,31 +202,39 @@ def leading_json_calls(
     id_style: str = "openai",
     separators: str = ";,",
     require_arguments: bool = True,
+    limit: int | None = None,
 ) -> list[Found]:
     """Bare JSON calls at the start of the reply (after reasoning/whitespace).
 
     Several values may follow each other, separated by whitespace or one of
     ``separators`` (Llama's ``;``). With prose first, only well-formed calls
     to catalog tools count (``prose_json_calls``). At most ``MAX_BLOCKS``
-    values are read (a megabyte of ``[]`` stays linear and cheap).
+    values are read (a megabyte of ``[]`` stays linear and cheap); ``limit``
+    ends the search (the next marker), so a run of markers is read once.
     """
-    pos = reply_start(text) if start is None else skip_ws(text, start)
+    limit = len(text) if limit is None else min(limit, len(text))
+    pos = reply_start(text) if start is None else skip_ws(text, start, limit)
     span_start = pos
     found: list[Found] = []
     for _ in range(MAX_BLOCKS):
-        if pos >= len(text) or text[pos] not in "{[":
+        if pos >= limit or text[pos] not in "{[":
             break
         result = json_calls_at(
-            text, pos, catalog, id_style=id_style, require_arguments=require_arguments
+            text,
+            pos,
+            catalog,
+            id_style=id_style,
+            require_arguments=require_arguments,
+            limit=limit,
         )
         if result is None:
             break
         calls, end = result
         found.extend(_spans(span_start, end, calls))
-        nxt = skip_ws(text, end)
-        if nxt < len(text) and text[nxt] in separators:
-            nxt = skip_ws(text, nxt + 1)
-        if nxt >= len(text) or text[nxt] not in "{[":
+        nxt = skip_ws(text, end, limit)
+        if nxt < limit and text[nxt] in separators:
+            nxt = skip_ws(text, nxt + 1, limit)
+        if nxt >= limit or text[nxt] not in "{[":
             break
         # The separator between two values belongs to the next call's span.
         span_start, pos = end, nxt

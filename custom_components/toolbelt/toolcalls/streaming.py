@@ -61,6 +61,16 @@ DEFAULT_START_MARKERS: tuple[str, ...] = (
     *REACT_LABELS,
 )
 _GAP = 16
+# ReAct (``thought_first``): a reply's leading text is held up to this many
+# characters, in case a scratchpad label follows and makes it the thought.
+# Assist speaks nothing before 60 characters anyway (``STREAM_RESPONSE_CHARS``).
+_LEAD_MAX = 200
+# A label line that opens a plain answer (llama-cpp-python's chatml-function-
+# calling: "message:\n<message>"): dropped, as ``sanitize.MESSAGE_LABEL`` is.
+_START_LABEL = re.compile(rf"message:[ \t]{{0,{_GAP}}}\n")
+_START_LABEL_PARTIAL = re.compile(
+    rf"m(?:e(?:s(?:s(?:a(?:g(?:e(?::[ \t]{{0,{_GAP}}})?)?)?)?)?)?)?"
+)
 # Numbered scratchpad labels ("Action 1:", "Action Input 2:"), read as the
 # ReAct parser reads them; at the start of the reply or of any line.
 _NUMBERED_WORDS = r"(?:\*\*)?(?:Thought|Action[ \t]+Input|Action|Observation)"
@@ -91,13 +101,19 @@ _REACT_TAIL = 2 * _GAP + 20
 # Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
 # dialect claims as a marker: never shown, whatever the format.
 # ``<SPECIAL_12>``: an unnamed vocabulary slot some GGUF templates emit.
+# Cohere citation tags ``<co>`` / ``</co: 0:[1]>`` go too (their text stays),
+# as ``sanitize`` removes them from the final content.
 _SPECIAL = re.compile(
     r"<\|[A-Za-z0-9_.:\- ]{1,40}\|>|<｜[^｜>\n]{1,40}｜>|<SPECIAL_\d{1,6}>"
+    r"|</?co(?::[^>\n]{0,80})?>"
 )
-_SPECIAL_OPEN = re.compile(r"<[|｜]|<SPECIAL_|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?\Z")
+_SPECIAL_OPEN = re.compile(
+    r"<[|｜]|<SPECIAL_|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?\Z|</?co(?=[>:])|</?(?:co?)?\Z"
+)
 _SPECIAL_PARTIAL = re.compile(
     r"<\|[A-Za-z0-9_.:\- ]{0,40}\|?|<｜[^｜>\n]{0,40}｜?"
     r"|<SPECIAL_\d{0,6}|<S(?:P(?:E(?:C(?:I(?:A(?:L)?)?)?)?)?)?"
+    r"|</?(?:c(?:o(?::[^>\n]{0,80})?)?)?"
 )
 
 # Harmony (gpt-oss) message headers: the channel decides what follows, so wait
@@ -188,7 +204,9 @@ class StreamDetector:
     ``start_in_reasoning`` is for templates that open the reasoning block in
     the prompt: nothing shows until a closer ends it, or the reply ends
     without one (then the caller shows the parsed content). A closer met
-    outside any block is dropped.
+    outside any block is dropped. ``thought_first`` (ReAct) holds the reply's
+    first ``_LEAD_MAX`` characters until a scratchpad label drops them as the
+    thought, or the end (or more text) shows them to be the answer.
     """
 
     def __init__(
@@ -200,6 +218,7 @@ class StreamDetector:
         reasoning: Iterable[tuple[str, tuple[str, ...]]] | None = None,
         start_in_reasoning: bool = False,
         line_markers: Iterable[str] = LINE_MARKERS,
+        thought_first: bool = False,
     ) -> None:
         if reasoning is None:
             reasoning = delimiters.stream_pairs()
@@ -223,6 +242,12 @@ class StreamDetector:
         self._line_prefixes = plan.line_prefixes
         self._lone = plan.lone
         self._lstrip = False  # drop whitespace after a Final Answer label
+        self._labelled = False  # a "message:" label line was dropped
+        # ReAct: the reply's leading text waits here until a scratchpad label
+        # (then it was the thought, never shown) or the end (then it is shown).
+        self._hold_lead = thought_first
+        self._held: list[str] = []
+        self._held_chars = 0
         self._bol = True  # the unreleased text starts at the beginning of a line
         self._buf = ""
         self._lead: list[str] = []  # whitespace before the reply, not yet shown
@@ -263,11 +288,20 @@ class StreamDetector:
             self._lead.clear()
         text = "".join(out)
         if text:
-            self._released.append(text)
             last = text.rsplit("\n", 1)
             self._bol = (len(last) == 2 or self._bol) and not last[-1].strip(" \t")
             if self._at_start and text.strip():
                 self._at_start = False
+            if self._hold_lead:
+                self._held.append(text)
+                self._held_chars += len(text)
+                if self._held_chars <= _LEAD_MAX:
+                    return ""
+                # Longer than a thought: an answer in plain text, shown from here on.
+                text = "".join(self._held)
+                self._held.clear()
+                self._hold_lead = False
+            self._released.append(text)
         return text
 
     def finish(self) -> str:
@@ -280,8 +314,9 @@ class StreamDetector:
         if self._mode != _TEXT:
             self._buf = ""
             return ""
-        text, self._buf = self._buf, ""
-        if self._at_start:
+        text, self._buf = "".join(self._held) + self._buf, ""
+        self._held.clear()
+        if self._at_start or self._hold_lead:
             text = text.strip()
         if text:
             self._released.append(text)
@@ -341,9 +376,18 @@ class StreamDetector:
                 buf = self._buf = stripped
             if not buf:
                 return False
+            if not self._labelled:
+                opening = _START_LABEL.match(buf)
+                if opening is not None:
+                    self._labelled = True
+                    self._buf = buf[opening.end() :]
+                    return True
+                if _START_LABEL_PARTIAL.fullmatch(buf):
+                    return False  # may still become the label
             for marker in self._starts:
                 if buf.startswith(marker):
                     self._lead.clear()  # a call starts the reply: never shown
+                    self._drop_lead(out)
                     self._react_from = 0
                     self._mode = _REACT if marker in REACT_LABELS else _HOLD
                     if self._mode == _HOLD:
@@ -358,6 +402,7 @@ class StreamDetector:
             line = line_re.search(buf, 1)  # buf starts mid-line
         if line is not None and (match is None or line.start() <= match.start()):
             out.append(buf[: line.start()])
+            self._drop_lead(out)
             label = line.group(1)
             if label not in LINE_MARKERS and not _NUMBERED.fullmatch(label):
                 # A call start on a line of its own: the rest waits for the parse.
@@ -400,6 +445,7 @@ class StreamDetector:
                 if buf[: match.start()].strip():
                     self._at_start = False
                 return True
+            self._drop_lead(out)
             self._mode = _HOLD
             self._buf = ""
             return False
@@ -427,6 +473,13 @@ class StreamDetector:
         self._buf = buf[cut:]
         return False
 
+    def _drop_lead(self, out: list[str]) -> None:
+        """A scratchpad or call begins: the held leading text was its thought."""
+        if self._hold_lead:
+            out.clear()
+            self._held.clear()
+            self._hold_lead = False
+
     def _harmony_header(self, buf: str, start: int, end: int, out: list[str]) -> bool:
         """Decide a harmony message by its header, once the header is complete."""
         out.append(buf[:start])
@@ -439,6 +492,7 @@ class StreamDetector:
         header = buf[end:close]
         body = buf[close + len(_HEADER_END) :]
         if "to=" in header or close == len(buf):
+            self._drop_lead(out)
             self._mode = _HOLD
             self._buf = ""
             return False

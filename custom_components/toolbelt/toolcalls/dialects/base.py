@@ -34,6 +34,10 @@ class Dialect:
     triggers: ClassVar[tuple[str, ...]] = ()
     # True when calls arrive as structured tool_calls rather than text.
     structured: ClassVar[bool] = False
+    # True when the format's prompt asks for a thought before the call (ReAct):
+    # prose before a scratchpad label is that thought, so the streaming
+    # detector holds a reply's leading text until a label or the end decides.
+    thought_first: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Wrap each ``parse`` so it never raises and never reads an over-long reply.

@@ -64,8 +64,10 @@ _DSML_PARAM_END = "</｜DSML｜parameter>"
 def _arguments(body: str) -> str:
     """The JSON text, without the ```json fence R1/V3 put around it."""
     text = body.strip()
-    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
-        text = text[3:-3]
+    if text.startswith("```"):
+        # A fence that never closes was cut off with its JSON.
+        closed = text.endswith("```") and len(text) >= 6
+        text = text[3:-3] if closed else text[3:]
         if text.startswith("json"):
             text = text[4:]
     return text.strip()

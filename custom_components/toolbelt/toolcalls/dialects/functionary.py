@@ -42,13 +42,14 @@ __all__ = ["FunctionaryDialect"]
 
 _V31 = re.compile(r"<function=([A-Za-z_][\w.\-]*)>")
 _RECIPIENT = re.compile(r"[A-Za-z_][\w.\-]*")
-# Functionary v1/v2 as llama-cpp-python prompts them (the reply completes the
-# role line "assistant to=functions.NAME:"), and its chatml-function-calling
+# Functionary v1/v2 as llama-cpp-python prompts them (the prompt ends with the
+# role word "assistant", so the reply is " to=functions.NAME:", or the whole
+# role line when a model repeats it), and its chatml-function-calling
 # ("functions.NAME:" at the start of a line, or right after the previous
 # call's arguments, as its template joins them): a header naming the tool,
 # then the JSON arguments.
 _TO_HEADER = re.compile(
-    r"(?:^|(?<=\}))[ \t]*(?:(?:<\|im_start\|>)?assistant[ \t]+to=)?"
+    r"(?:^|(?<=\}))[ \t]*(?:(?:(?:<\|im_start\|>)?assistant[ \t]+)?to=)?"
     r"functions\.([A-Za-z_][\w.\-]*)[ \t]*:",
     re.M | re.I,
 )

@@ -34,6 +34,7 @@ from ..scan import (
     skip_ws,
     tag_blocks,
 )
+from ._markup import too_many
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 
@@ -66,6 +67,8 @@ def _tag_calls(
         if opener not in text:
             continue
         for start, body_start, body_end, end in tag_blocks(text, opener, closer):
+            if too_many(found, text, start):
+                return found  # the rest of the text is refused with them
             pos = skip_ws(text, body_start)
             if pos < body_end and text[pos] in "{[":
                 calls = body_calls(text, pos, body_end, catalog, id_style)
@@ -125,6 +128,8 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
     """``<function name="X">{args}</function>`` and ``<function=X>{args}</function>``."""
     found: list[Found] = []
     for match in _FUNCTION_TAG.finditer(text):
+        if too_many(found, text, match.start()):
+            break
         name = match.group(1) or match.group(2)
         pos = skip_ws(text, match.end())
         if pos >= len(text) or text[pos] != "{":

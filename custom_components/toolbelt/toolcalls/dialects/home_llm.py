@@ -25,7 +25,7 @@ from ..jsonrepair import (
 )
 from ..model import ParseResult, RejectedCall, ToolCall
 from ..prompting import compact_catalog
-from ..scan import find_fences, skip_ws
+from ..scan import TRUNCATED, find_fences, json_error_at, skip_ws
 from .base import Dialect
 
 __all__ = ["HomeLlmDialect"]
@@ -65,9 +65,14 @@ class HomeLlmDialect(Dialect):
         for fence in find_fences(text):
             if fence.lang.split()[0].lower() not in _LANGS if fence.lang else True:
                 continue
-            calls = []
+            calls: list[ToolCall | RejectedCall] = []
             pos = skip_ws(text, fence.body_start)
             while pos < fence.body_end and text[pos] == "{":
+                if json_error_at(text, pos, fence.body_end) == TRUNCATED:
+                    # Generation stopped inside the call: refuse it, show none of it.
+                    raw = text[pos : fence.body_end][:2000]
+                    calls.append(RejectedCall("", raw, "call is truncated"))
+                    break
                 end = find_json_end(text, pos, fence.body_end)
                 if end < 0:
                     end = fence.body_end

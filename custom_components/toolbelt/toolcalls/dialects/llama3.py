@@ -19,6 +19,7 @@ from ..model import (
 from ..prompting import result_text, tools_json_lines
 from ..pycall import PyCallError, parse_python_calls
 from ..scan import leading_json_calls, skip_ws
+from ._markup import too_many
 from .base import Dialect
 
 __all__ = ["Llama3Dialect"]
@@ -61,19 +62,27 @@ class Llama3Dialect(Dialect):
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
+        tags: list[Found] = []  # the tags themselves: cut, but no calls
         pos = text.find(PYTHON_TAG)
-        while pos >= 0:
+        while pos >= 0 and not too_many(found, text, pos):
             body = skip_ws(text, pos + len(PYTHON_TAG))
+            # A call ends by the next tag: each stretch of text is read once.
+            nxt = text.find(PYTHON_TAG, body)
             if body < len(text) and text[body] in "{[":
                 spans = leading_json_calls(
-                    text, catalog, start=body, require_arguments=False
+                    text,
+                    catalog,
+                    start=body,
+                    require_arguments=False,
+                    limit=nxt if nxt >= 0 else None,
                 )
             else:
                 spans = _python_calls(text, body, catalog)
             if spans:
-                found.append(Found(pos, body, None))
+                tags.append(Found(pos, body, None))
                 found.extend(spans)
-            pos = text.find(PYTHON_TAG, body)
+            pos = nxt
+        found += tags
         if not found:
             found = leading_json_calls(text, catalog)
         return build_result(text, found, self.name, sanitize=self.sanitize)

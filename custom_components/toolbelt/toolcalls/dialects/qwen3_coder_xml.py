@@ -14,13 +14,16 @@ from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
 from ..model import ParseResult, RejectedCall
 from ..prompting import compact_catalog
+from ..scan import skip_ws
 from ..schema import coerce_text_value
+from ._markup import Finder, too_many
 from .base import Dialect
 
 __all__ = ["Qwen3CoderXmlDialect"]
 
 _FUNCTION = re.compile(r"<function=([^>\n]{1,200})>")
 _PARAM = re.compile(r"<parameter=([^>\n]{1,200})>")
+_WRAPPER = "<tool_call>"
 
 
 def _parse_params(body: str) -> dict[str, str] | None:
@@ -37,6 +40,21 @@ def _parse_params(body: str) -> dict[str, str] | None:
     return params
 
 
+def _wrapper_start(text: str, start: int) -> int:
+    """Where a ``<tool_call>`` right before the function (blanks between) starts."""
+    pos = start
+    floor = max(0, start - 256)  # bounded: a flood of blanks stays linear
+    while pos > floor and text[pos - 1] in " \t\r\n":
+        pos -= 1
+    return pos - len(_WRAPPER) if text.endswith(_WRAPPER, 0, pos) else start
+
+
+def _cut_off(text: str, inner: int, limit: int) -> bool:
+    """Whether an unclosed function is a call cut off (nothing or parameters
+    follow it) rather than ``<function=NAME>`` named in prose."""
+    return inner >= limit or text.startswith("<parameter=", inner)
+
+
 class Qwen3CoderXmlDialect(Dialect):
     """XML-parameter calls (Qwen3-Coder, Qwen3.5)."""
 
@@ -46,33 +64,35 @@ class Qwen3CoderXmlDialect(Dialect):
 
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
+        finder = Finder(text)  # every search moves forward: linear on a flood
         for match in _FUNCTION.finditer(text):
+            if too_many(found, text, match.start()):
+                break
             body_start = match.end()
-            stripped = text[body_start:].lstrip()
-            if stripped.startswith("{"):
+            inner = skip_ws(text, body_start)
+            if text.startswith("{", inner):
                 continue  # JSON body: Functionary v3.1 / Hermes ``<function=..>``
-            close = text.find("</function>", body_start)
+            close = finder.find("</function>", body_start)
             nxt = _FUNCTION.search(text, body_start)
             if nxt is not None and 0 <= nxt.start() < close:
                 close = -1  # the next function starts before this one closes
-            start = match.start()
-            wrapper = text.rfind("<tool_call>", 0, start)
-            if wrapper >= 0 and not text[wrapper + len("<tool_call>") : start].strip():
-                start = wrapper
+            start = _wrapper_start(text, match.start())
             if close < 0:
                 # No </function>: complete only if </tool_call> closes it.
                 limit = nxt.start() if nxt is not None else len(text)
-                outer = text.find("</tool_call>", body_start, limit)
+                outer = finder.find("</tool_call>", body_start, limit)
                 if outer < 0:
-                    raw = text[start:limit]
+                    if not _cut_off(text, inner, limit):
+                        continue  # "<function=NAME> tags" in prose: no call
+                    raw = text[start:limit][:2000]
                     reject = RejectedCall(match.group(1), raw, "call is truncated")
                     found.append(Found(start, limit, reject))
                     continue
                 body_end, end = outer, outer + len("</tool_call>")
             else:
                 body_end, end = close, close + len("</function>")
-                after = text.find("</tool_call>", end)
-                if after >= 0 and not text[end:after].strip():
+                after = skip_ws(text, end)
+                if text.startswith("</tool_call>", after):
                     end = after + len("</tool_call>")
             found.append(
                 Found(

@@ -161,6 +161,8 @@ class ReactDialect(Dialect):
         "```",
     )
 
+    thought_first: ClassVar[bool] = True
+
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         labels = list(islice(_LABEL.finditer(text), MAX_LABELS))
         found: list[Found] = []
