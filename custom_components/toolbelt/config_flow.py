@@ -78,6 +78,7 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from .ha_tools import PROBE_TOOL
 from .loop.probe import async_probe_constraints
 from .loop.tool_choice import POLICIES
 from .server_names import (
@@ -649,6 +650,7 @@ class AITaskSubentryFlowHandler(ConfigSubentryFlow):
                 request_timeout=float(
                     options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
                 ),
+                tool=PROBE_TOOL,
             )
             options[CONF_CONSTRAINTS] = list(check.honoured)
             if self._is_new:

@@ -83,9 +83,9 @@ async def test_a_refused_constraint_never_fails_the_turn(
     assert "tool_choice" not in retry.body
     assert "tool_choice" not in later.body  # remembered for the agent
     (subentry,) = entry.subentries.values()
-    state = entry.runtime_data.agent_state[subentry.subentry_id]
-    assert state["refused"] == {"tool_choice"}
-    assert "tool_role" not in state  # a separate fact, untouched
+    state = entry.runtime_data.agent_state(subentry)
+    assert state.refused == {"tool_choice"}
+    assert state.tool_role  # a separate fact, untouched (llama.cpp's default)
 
 
 async def test_check_offers_only_honoured_constraints(

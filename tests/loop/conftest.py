@@ -13,10 +13,16 @@ import openai
 import pytest_asyncio
 
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
-from custom_components.toolbelt.loop.device_commands import (
+from custom_components.toolbelt.ha_tools import (
+    device_guidance,
     is_device_command_name,
     is_read_only_name,
+)
+from custom_components.toolbelt.loop import (
+    AgentState,
+    LoopSettings,
+    ToolLoop,
+    ToolOutcome,
 )
 from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
 from custom_components.toolbelt.toolcalls import ToolCall
@@ -33,7 +39,10 @@ PAGE_TEXT = "The eclipse crosses Spain. " * 2000
 
 @dataclass
 class House:
-    """Stands in for Home Assistant: devices with states, and a log of calls."""
+    """Stands in for Home Assistant: devices with states, and a log of calls.
+
+    It knows HA's tools as ``HAExecutor`` does without annotations: by name.
+    """
 
     states: dict[str, str] = field(default_factory=dict)
     log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -92,26 +101,32 @@ class Harness:
         self.server = server
         self.backend = backend
         self.house = House()
+        # One agent's learned facts, kept across this harness's turns.
+        self.state = AgentState(name="Test agent")
 
     async def turn(
         self,
         text: str = "do it",
         *,
         tools: list[dict[str, Any]] | None = None,
+        house: House | None = None,
+        takes_control: Any = (),
         **settings: Any,
     ) -> Turn:
+        tools = TOOLS if tools is None else tools
         loop = ToolLoop(
             self.backend,
-            self.house,
+            house or self.house,
             LoopSettings(**{"model": "test-model", "timeout": 5, **settings}),
+            state=self.state,
+            takes_control=takes_control,
         )
         messages = [
             {"role": "system", "content": "You are a test assistant."},
             {"role": "user", "content": text},
         ]
-        events = [
-            e async for e in loop.run(messages, TOOLS if tools is None else tools)
-        ]
+        guidance = device_guidance(t["function"]["name"] for t in tools)
+        events = [e async for e in loop.run(messages, tools, guidance=guidance)]
         return Turn(events)
 
 

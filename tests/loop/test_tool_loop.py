@@ -72,7 +72,7 @@ async def test_namespaced_device_commands_count_too(harness: Harness) -> None:
             "type": "function",
             "function": {**t["function"], "name": f"intent__{t['function']['name']}"},
         }
-        for t in harness_tools()
+        for t in TOOLS
     ]
     harness.server.reply_tool_calls(
         [{"name": "intent__HassTurnOff", "arguments": {"name": n}} for n in "abcd"]
@@ -80,12 +80,6 @@ async def test_namespaced_device_commands_count_too(harness: Harness) -> None:
     harness.server.reply_text("Done with three.")
     await harness.turn(tools=tools)
     assert len(harness.house.log) == 3
-
-
-def harness_tools() -> list[dict]:
-    from tests.loop.conftest import TOOLS
-
-    return TOOLS
 
 
 async def test_repeated_identical_call_is_not_rerun(harness: Harness) -> None:
@@ -132,7 +126,7 @@ async def test_bad_argument_gets_readable_error_and_retry_succeeds(
 
 async def test_tool_exception_is_fed_back_and_turn_goes_on(harness: Harness) -> None:
     tools = [
-        *harness_tools(),
+        *TOOLS,
         {
             "type": "function",
             "function": {
@@ -246,51 +240,29 @@ async def test_streaming_never_releases_markup_and_releases_prose_early(
     assert hop_starts[0] < first_call < hop_starts[1]
 
 
-async def test_leaked_format_is_read_and_warned_once(harness: Harness) -> None:
-    warnings: list[str] = []
-    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
-
-    harness.server.reply_text(hermes(("HassTurnOn", {"name": "kitchen"})))
-    harness.server.reply_text("On.")
-    loop = ToolLoop(
-        harness.backend,
-        harness.house,
-        LoopSettings(model="test-model", tool_format="react", timeout=5),
-        warn_once=warnings.append,
-    )
-    messages = [{"role": "user", "content": "kitchen on"}]
-    [e async for e in loop.run(messages, harness_tools())]
-    assert harness.house.states == {"kitchen": "on"}
-    assert len(warnings) == 1
-    assert "hermes" in warnings[0]
+async def test_leaked_format_is_read_and_warned_once(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    for _ in range(2):
+        harness.server.reply_text(hermes(("HassTurnOn", {"name": "kitchen"})))
+        harness.server.reply_text("On.")
+        assert (await harness.turn("kitchen on", tool_format="react")).text == "On."
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})] * 2
+    (warning,) = [r.getMessage() for r in caplog.records if "hermes" in r.getMessage()]
+    assert warning.startswith("Test agent: The model answered in the hermes")
 
 
 async def test_server_rejecting_tool_role_gets_fallback_messages(
     harness: Harness,
 ) -> None:
     """A 400 on the tool-role request is retried once in fallback mode."""
-    rejected: list[bool] = []
-    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
-
     harness.server.reply_tool_calls(
         [{"name": "HassTurnOn", "arguments": {"name": "k"}}]
     )
     harness.server.reply_error(400, message="Unsupported role: tool")
     harness.server.reply_text("The light is on.")
-    loop = ToolLoop(
-        harness.backend,
-        harness.house,
-        LoopSettings(model="test-model", timeout=5),
-        on_tool_role_rejected=lambda: rejected.append(True),
-    )
-    events = [
-        e
-        async for e in loop.run([{"role": "user", "content": "k on"}], harness_tools())
-    ]
-    assert (
-        "".join(e.text for e in events if isinstance(e, TextOut)) == "The light is on."
-    )
-    assert rejected == [True]
+    assert (await harness.turn("k on")).text == "The light is on."
+    assert harness.state.tool_role is False  # later turns start in fallback mode
     retry = harness.server.requests[2].messages
     assert all(m["role"] != "tool" and not m.get("tool_calls") for m in retry)
     assistant, results = retry[-2:]
@@ -308,21 +280,6 @@ async def test_server_rejecting_tool_role_gets_fallback_messages(
 TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
 
 
-def recording_loop(harness: Harness, rejected: list[bool], **settings):
-    from custom_components.toolbelt.loop import LoopSettings, ToolLoop
-
-    return ToolLoop(
-        harness.backend,
-        harness.house,
-        LoopSettings(model="test-model", timeout=5, **settings),
-        on_tool_role_rejected=lambda: rejected.append(True),
-    )
-
-
-async def run_turn(loop, text: str = "kitchen on") -> list:
-    return [e async for e in loop.run([{"role": "user", "content": text}], TOOLS)]
-
-
 async def test_429_waits_as_asked_then_answers_and_keeps_the_tool_role(
     harness: Harness,
 ) -> None:
@@ -331,14 +288,13 @@ async def test_429_waits_as_asked_then_answers_and_keeps_the_tool_role(
         429, message="Too many requests", headers={"Retry-After": "0.2"}
     )
     harness.server.reply_text("The light is on.")
-    rejected: list[bool] = []
 
-    events = await run_turn(recording_loop(harness, rejected))
+    events = (await harness.turn("kitchen on")).events
 
     assert "".join(e.text for e in events if isinstance(e, TextOut)) == (
         "The light is on."
     )
-    assert rejected == []  # a busy server says nothing about the tool role
+    assert harness.state.tool_role  # a busy server says nothing about the tool role
     first_try, retry = harness.server.requests[1:]
     assert retry.messages == first_try.messages
     assert retry.messages[-1]["role"] == "tool"
@@ -358,13 +314,12 @@ async def test_429_that_will_not_clear_is_a_busy_error(
     harness.server.reply_tool_calls(TURN_ON)
     for _ in range(2):
         harness.server.reply_error(429, message="slow down", headers=headers)
-    rejected: list[bool] = []
 
     with pytest.raises(BackendBusyError) as err:
-        await run_turn(recording_loop(harness, rejected))
+        await harness.turn("kitchen on")
 
     assert err.value.reason == "is busy right now; please try again in a moment"
-    assert rejected == []
+    assert harness.state.tool_role
     # Retried once only when the wait it asked for fits in the request timeout.
     assert len(harness.server.requests) == (
         3 if headers == {"Retry-After": "0.1"} else 2
@@ -392,14 +347,13 @@ async def test_context_overflow_trims_the_largest_result_once(
     )
     harness.server.reply_error(status, message=message)
     harness.server.reply_text("It crosses Spain.")
-    rejected: list[bool] = []
 
-    events = await run_turn(recording_loop(harness, rejected), "read it")
+    events = (await harness.turn("read it")).events
 
     assert "".join(e.text for e in events if isinstance(e, TextOut)) == (
         "It crosses Spain."
     )
-    assert rejected == []
+    assert harness.state.tool_role
     too_long, retry = harness.server.requests[1:]
     page, light = (m["content"] for m in retry.messages if m["role"] == "tool")
     assert len(too_long.messages[-2]["content"]) > 50_000
@@ -421,9 +375,8 @@ async def test_context_overflow_with_nothing_to_trim_is_spoken(
     )
 
     harness.server.reply_error(400, message="prompt is too long: 9000 > 8192")
-    rejected: list[bool] = []
     with pytest.raises(BackendContextOverflowError) as err:
-        await run_turn(recording_loop(harness, rejected))
+        await harness.turn("kitchen on")
     assert "context" in err.value.reason
     assert len(harness.server.requests) == 1
 
@@ -437,12 +390,11 @@ async def test_a_400_the_fallback_retry_does_not_cure_does_not_demote(
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_error(400, message="Unknown field: foo")
     harness.server.reply_error(400, message="Unknown field: foo")
-    rejected: list[bool] = []
 
     with pytest.raises(BackendBadRequestError):
-        await run_turn(recording_loop(harness, rejected))
+        await harness.turn("kitchen on")
 
-    assert rejected == []
+    assert harness.state.tool_role
     tool_role, fallback = harness.server.requests[1:]
     assert tool_role.messages[-1]["role"] == "tool"
     assert all(m["role"] != "tool" for m in fallback.messages)
