@@ -20,7 +20,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from . import compat
 from .backend.errors import BackendError
 from .const import CONF_CONSTRAINTS, LOGGER, SUBENTRY_AI_TASK
-from .entity import ToolbeltLLMEntity
+from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry
 from .ha_executor import HAExecutor
 from .history import chat_log_messages
@@ -42,13 +42,9 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """One AI Task entity per ai_task_data subentry."""
-    for subentry in entry.subentries.values():
-        if subentry.subentry_type != SUBENTRY_AI_TASK:
-            continue
-        async_add_entities(
-            [ToolbeltTaskEntity(entry, subentry)],
-            config_subentry_id=subentry.subentry_id,
-        )
+    add_subentry_entities(
+        entry, async_add_entities, SUBENTRY_AI_TASK, ToolbeltTaskEntity
+    )
 
 
 class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):

@@ -30,7 +30,7 @@ from .const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
-from .entity import ToolbeltLLMEntity
+from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
@@ -48,12 +48,9 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """One agent per conversation subentry."""
-    for subentry in entry.subentries.values():
-        if subentry.subentry_type != SUBENTRY_CONVERSATION:
-            continue
-        async_add_entities(
-            [ToolbeltAgent(entry, subentry)], config_subentry_id=subentry.subentry_id
-        )
+    add_subentry_entities(
+        entry, async_add_entities, SUBENTRY_CONVERSATION, ToolbeltAgent
+    )
 
 
 class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):

@@ -15,6 +15,7 @@ from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.helpers import device_registry as dr, llm
 from homeassistant.helpers.entity import Entity
+from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import compat
 from .backend.errors import BackendAuthError, BackendError
@@ -30,15 +31,10 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TEMPERATURE,
     DEFAULT_TOOL_CHOICE,
-    DEFAULT_TOOL_FORMAT,
     DOMAIN,
     LOGGER,
-    MAX_DEVICE_COMMANDS_PER_TURN,
-    MAX_TOOL_CALLS_PER_TURN,
+    OPTION_DEFAULTS,
 )
 from .entry import ToolbeltConfigEntry
 from .ha_tools import device_guidance
@@ -62,21 +58,34 @@ from .loop.transcript import History
 
 def loop_settings(options: Mapping[str, Any], kind: ServerKind) -> LoopSettings:
     """An entity's subentry options as loop settings (the UI stores floats)."""
+    options = {**OPTION_DEFAULTS, **options}
     return LoopSettings(
         model=options.get(CONF_MODEL, ""),
-        tool_format=options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT),
-        temperature=float(options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
-        max_tokens=int(options.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
-        timeout=float(options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)),
-        max_tool_calls=int(options.get(CONF_MAX_TOOL_CALLS, MAX_TOOL_CALLS_PER_TURN)),
-        max_device_commands=int(
-            options.get(CONF_MAX_DEVICE_COMMANDS, MAX_DEVICE_COMMANDS_PER_TURN)
-        ),
+        tool_format=options[CONF_TOOL_FORMAT],
+        temperature=float(options[CONF_TEMPERATURE]),
+        max_tokens=int(options[CONF_MAX_TOKENS]),
+        timeout=float(options[CONF_REQUEST_TIMEOUT]),
+        max_tool_calls=int(options[CONF_MAX_TOOL_CALLS]),
+        max_device_commands=int(options[CONF_MAX_DEVICE_COMMANDS]),
         tool_choice=str(options.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip(),
         strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
         constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
         named_tool_choice=kind.named_tool_choice,
     )
+
+
+def add_subentry_entities(
+    entry: ToolbeltConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+    subentry_type: str,
+    entity_cls: Callable[[ToolbeltConfigEntry, ConfigSubentry], Entity],
+) -> None:
+    """One entity per subentry of a platform's type, each tied to its subentry."""
+    for subentry in entry.subentries.values():
+        if subentry.subentry_type == subentry_type:
+            async_add_entities(
+                [entity_cls(entry, subentry)], config_subentry_id=subentry.subentry_id
+            )
 
 
 class ToolbeltLLMEntity(Entity):

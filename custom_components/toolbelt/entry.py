@@ -41,7 +41,6 @@ class ToolbeltRuntime:
     active_turns: int = 0
     reload_pending: bool = False
 
-
     def agent_state(self, subentry: ConfigSubentry) -> AgentState:
         """The subentry's learned state; it starts from the server kind's defaults."""
         state = self.agents.get(subentry.subentry_id)
