@@ -33,6 +33,19 @@ TOOLS: list[dict[str, Any]] = json.loads(
 )
 
 
+TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
+# What must never be spoken: call markup or reasoning.
+MARKUP = ("<tool_call", "</tool_call", "[TOOL_CALLS]", "Action:", "<think", '{"name"')
+
+
+def hermes(*calls: tuple[str, dict]) -> str:
+    """Calls as a hermes model writes them."""
+    return "\n".join(
+        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a})}\n</tool_call>"
+        for n, a in calls
+    )
+
+
 # What our House's web_fetch returns: a page far longer than a small context.
 PAGE_TEXT = "The eclipse crosses Spain. " * 2000
 

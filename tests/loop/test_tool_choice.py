@@ -7,9 +7,8 @@ import json
 from custom_components.toolbelt.loop.tool_choice import hop_shape
 from custom_components.toolbelt.toolcalls import Catalog
 from custom_components.toolbelt.toolcalls.constraint import Shape
-from tests.loop.conftest import TOOLS, Harness
+from tests.loop.conftest import TOOLS, TURN_ON, Harness
 
-TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
 CALL_TEXT = json.dumps(TURN_ON[0])
 
 

@@ -126,7 +126,6 @@ class ToolLoop:
         self._warn_once = self._state.warn_once
         self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
         self._answer_format: dict[str, Any] | None = None
-        self._guidance = ""
 
     async def run(
         self,
@@ -154,8 +153,7 @@ class ToolLoop:
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
-        self._guidance = guidance
-        base = self._base_messages(messages, catalog, choice)
+        base = self._base_messages(messages, catalog, choice, guidance)
         # The one place the tool role is decided: a text dialect or a server
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
@@ -293,7 +291,9 @@ class ToolLoop:
                 return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
-                base = self._base_messages(messages, catalog, choice, wrap_up=True)
+                base = self._base_messages(
+                    messages, catalog, choice, guidance, wrap_up=True
+                )
             exchanges.append(
                 Exchange(
                     raw=cut,
@@ -469,6 +469,7 @@ class ToolLoop:
         messages: History,
         catalog: Catalog,
         choice: FormatChoice,
+        guidance: str,
         *,
         wrap_up: bool = False,
     ) -> History:
@@ -477,7 +478,7 @@ class ToolLoop:
         At the cap (``wrap_up``) the dialect's prompt, which lists the tools,
         is left out, as native mode stops sending ``tools``.
         """
-        extra = [self._guidance]
+        extra = [guidance]
         if choice.text_mode and not wrap_up:
             extra.append(choice.dialect.system_prompt(catalog))
         first = messages[0] if messages else None
