@@ -15,7 +15,6 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
 )
-from custom_components.toolbelt.diagnostics import async_get_config_entry_diagnostics
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,
@@ -84,16 +83,14 @@ async def test_a_refused_constraint_never_fails_the_turn(
     assert "tool_choice" not in retry.body
     assert "tool_choice" not in later.body  # remembered for the agent
     (subentry,) = entry.subentries.values()
-    diagnostics = await async_get_config_entry_diagnostics(hass, entry)
-    assert diagnostics["server"]["agent_state"] == {
-        subentry.subentry_id: {
-            "tool_role": True,  # a separate fact, untouched (llama.cpp's default)
-            "refused": ["tool_choice"],
-            "warned": [
-                "The server refused the tool_choice constraint; Toolbelt sends"
-                " requests without it from now on"
-            ],
-        }
+    # As diagnostics show it (server.agent_state).
+    assert entry.runtime_data.agent_state(subentry).as_dict() == {
+        "tool_role": True,  # a separate fact, untouched (llama.cpp's default)
+        "refused": ["tool_choice"],
+        "warned": [
+            "The server refused the tool_choice constraint; Toolbelt sends"
+            " requests without it from now on"
+        ],
     }
 
 
