@@ -12,19 +12,11 @@ from typing import Any
 import openai
 import pytest_asyncio
 
+from custom_components.toolbelt import ha_tools
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from custom_components.toolbelt.ha_tools import (
-    device_guidance,
-    is_device_command_name,
-    is_read_only_name,
-)
-from custom_components.toolbelt.loop import (
-    AgentState,
-    LoopSettings,
-    ToolLoop,
-    ToolOutcome,
-)
+from custom_components.toolbelt.loop import AgentState, LoopSettings, ToolLoop
 from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
+from custom_components.toolbelt.loop.executor import ToolOutcome
 from custom_components.toolbelt.toolcalls import ToolCall
 from tests.openai_server import OpenAIServer
 
@@ -64,10 +56,10 @@ class House:
     max_active: int = 0
 
     def is_read_only(self, call: ToolCall) -> bool:
-        return is_read_only_name(call.name)
+        return ha_tools.is_read_only_name(call.name)
 
     def is_device_command(self, call: ToolCall) -> bool:
-        return is_device_command_name(call.name)
+        return ha_tools.is_device_command_name(call.name)
 
     async def run(self, call: ToolCall) -> ToolOutcome:
         self.log.append((call.name, call.arguments))
@@ -138,7 +130,7 @@ class Harness:
             {"role": "system", "content": "You are a test assistant."},
             {"role": "user", "content": text},
         ]
-        guidance = device_guidance(t["function"]["name"] for t in tools)
+        guidance = ha_tools.device_guidance(t["function"]["name"] for t in tools)
         events = [e async for e in loop.run(messages, tools, guidance=guidance)]
         return Turn(events)
 

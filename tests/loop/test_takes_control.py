@@ -74,7 +74,7 @@ async def test_instant_confirmation_only_when_every_command_worked(
         [{"name": "HassTurnOn", "arguments": {"name": n}} for n in ("a", "b")]
     )
 
-    events = (await harness.turn(house=House(), takes_control=checks)).events
+    events = (await harness.turn(takes_control=checks)).events
 
     assert events[-1] == ControlOut("a done. b done.", "instant_confirmation")
     assert len(harness.server.requests) == 1
@@ -89,9 +89,7 @@ async def test_a_refused_command_leaves_the_answer_to_the_model(
     )
     harness.server.reply_text("Turned a on; b was not changed.")
 
-    events = (
-        await harness.turn(house=House(), takes_control=checks, max_device_commands=1)
-    ).events
+    events = (await harness.turn(takes_control=checks, max_device_commands=1)).events
 
     results = [e for e in events if isinstance(e, ResultOut)]
     assert [r.refused for r in results] == [False, True]
@@ -112,7 +110,7 @@ async def test_a_read_leaves_the_answer_to_the_model(harness: Harness) -> None:
     )
     harness.server.reply_text("a is on.")
 
-    events = (await harness.turn(house=House(), takes_control=checks)).events
+    events = (await harness.turn(takes_control=checks)).events
 
     assert not [e for e in events if isinstance(e, ControlOut)]
     assert len(harness.server.requests) == 2

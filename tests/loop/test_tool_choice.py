@@ -10,6 +10,8 @@ from custom_components.toolbelt.toolcalls.constraint import Shape
 from tests.loop.conftest import TOOLS, TURN_ON, Harness
 
 CALL_TEXT = json.dumps(TURN_ON[0])
+# A call forced on the first hop by a grammar.
+GRAMMAR_FIRST = {"tool_choice": "required_first", "constraints": ("grammar",)}
 
 
 async def run(harness: Harness, **settings) -> str:
@@ -34,10 +36,10 @@ def test_hop_shapes_per_policy() -> None:
 async def test_required_first_natively_forces_hop_zero_only(harness: Harness) -> None:
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_text("The kitchen light is on.")
-    assert (
-        await run(harness, tool_choice="required_first", constraints=("tool_choice",))
-        == "The kitchen light is on."
+    spoken = await run(
+        harness, tool_choice="required_first", constraints=("tool_choice",)
     )
+    assert spoken == "The kitchen light is on."
     first, second = harness.server.requests
     assert first.body["tool_choice"] == "required"
     assert "tool_choice" not in second.body
@@ -103,15 +105,8 @@ async def test_format_without_a_frame_gets_hermes_and_is_read_so(
     """Pythonic has no grammar frame: the hermes frame stands in and is read."""
     harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
     harness.server.reply_text("The kitchen light is on.")
-    assert (
-        await run(
-            harness,
-            tool_format="pythonic",
-            tool_choice="required_first",
-            constraints=("grammar",),
-        )
-        == "The kitchen light is on."
-    )
+    spoken = await run(harness, tool_format="pythonic", **GRAMMAR_FIRST)
+    assert spoken == "The kitchen light is on."
     assert '"<tool_call>"' in harness.server.requests[0].body["grammar"]
     assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
 
@@ -122,10 +117,10 @@ async def test_native_without_tool_choice_forces_the_call_by_schema(
     """Ollama ignores tool_choice but honours a schema: the call comes as text."""
     harness.server.reply_text(CALL_TEXT)
     harness.server.reply_text("The kitchen light is on.")
-    assert (
-        await run(harness, tool_choice="required_first", constraints=("json_schema",))
-        == "The kitchen light is on."
+    spoken = await run(
+        harness, tool_choice="required_first", constraints=("json_schema",)
     )
+    assert spoken == "The kitchen light is on."
     first, second = harness.server.requests
     assert first.body["response_format"]["type"] == "json_schema"
     assert "tool_choice" not in first.body
@@ -144,15 +139,8 @@ async def test_a_thinking_model_may_reason_before_a_grammar_call(
         f"<think>\nThe user wants light.\n</think>\n\n<tool_call>{CALL_TEXT}</tool_call>"
     )
     harness.server.reply_text("<think></think>\n\nThe kitchen light is on.")
-    assert (
-        await run(
-            harness,
-            tool_format="hermes",
-            tool_choice="required_first",
-            constraints=("grammar",),
-        )
-        == "The kitchen light is on."
-    )
+    spoken = await run(harness, tool_format="hermes", **GRAMMAR_FIRST)
+    assert spoken == "The kitchen light is on."
     assert '"<think>"' in harness.server.requests[0].body["grammar"]
     assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
 
