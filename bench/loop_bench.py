@@ -37,12 +37,13 @@ from custom_components.toolbelt.backend.base import (
     ToolCallDelta,
 )
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from custom_components.toolbelt.conversation import _chat_log_deltas
-from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
-from custom_components.toolbelt.loop.device_commands import (
+from custom_components.toolbelt.entity import chat_log_deltas
+from custom_components.toolbelt.ha_tools import (
+    device_guidance,
     is_device_command_name,
     is_read_only_name,
 )
+from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
 from custom_components.toolbelt.toolcalls import ToolCall
 from tests.openai_server import OpenAIServer
 
@@ -55,6 +56,7 @@ HERMES = (
 )
 ANSWER = "The kitchen light is on now, and it will stay on until you turn it off."
 ROUNDS = 300
+GUIDANCE = device_guidance(t["function"]["name"] for t in TOOLS)
 
 
 class Executor:
@@ -116,7 +118,7 @@ async def cpu_per_hop(hass: HomeAssistant, *, native: bool) -> list[float]:
         chat_log = ChatLog(hass, f"bench-{native}-{n}")
         start = time.process_time()
         async for _ in chat_log.async_add_delta_content_stream(
-            "agent", _chat_log_deltas(loop.run(messages, TOOLS))
+            "agent", chat_log_deltas(loop.run(messages, TOOLS, guidance=GUIDANCE))
         ):
             pass
         samples.append((time.process_time() - start) * 1000 / 2)
@@ -145,7 +147,7 @@ async def first_delta_latency(hass: HomeAssistant) -> list[float]:
             loop = ToolLoop(backend, Executor(), LoopSettings(model="m"))
             messages = [{"role": "user", "content": "hello"}]
             async for _ in chat_log.async_add_delta_content_stream(
-                "agent", _chat_log_deltas(loop.run(messages, TOOLS))
+                "agent", chat_log_deltas(loop.run(messages, TOOLS, guidance=GUIDANCE))
             ):
                 pass
             request = server.requests[-1]

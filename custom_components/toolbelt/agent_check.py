@@ -28,6 +28,7 @@ from .const import (
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
 )
+from .ha_tools import PROBE_TOOL, plain_name
 from .loop.format_choice import NATIVE_FORMATS
 from .loop.probe import (
     ConstraintReport,
@@ -49,11 +50,11 @@ class AgentCheck:
 
 async def async_probe_tool(
     hass: HomeAssistant, options: dict[str, Any]
-) -> dict[str, Any] | None:
-    """The agent's turn-on tool as OpenAI sees it, or None when it has none."""
+) -> dict[str, Any]:
+    """The agent's turn-on tool as OpenAI sees it, else ``PROBE_TOOL``."""
     apis = options.get(CONF_LLM_HASS_API) or []
     if not apis:
-        return None
+        return PROBE_TOOL
     context = llm.LLMContext(
         platform=DOMAIN,
         context=Context(),
@@ -64,14 +65,14 @@ async def async_probe_tool(
     try:
         api = await llm.async_get_api(hass, apis, context)
     except HomeAssistantError:
-        return None
+        return PROBE_TOOL
     tools = api.tools
     chosen = next(
-        (t for t in tools if t.name.rpartition("__")[2] == "HassTurnOn"),
+        (t for t in tools if plain_name(t.name) == "HassTurnOn"),
         tools[0] if tools else None,
     )
     if chosen is None:
-        return None
+        return PROBE_TOOL
     return compat.tool_to_openai(chosen, api.custom_serializer)
 
 
@@ -85,12 +86,13 @@ async def async_check_agent(
     model = options.get(CONF_MODEL, "")
     tool_format = options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
     timeout = float(options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+    tool = await async_probe_tool(hass, options)
     report = await async_probe_tool_mode(
         backend,
         model=model,
         tool_format=tool_format,
         request_timeout=timeout,
-        tool=await async_probe_tool(hass, options),
+        tool=tool,
     )
     text_mode = tool_format not in NATIVE_FORMATS
     probe = functools.partial(
@@ -99,6 +101,7 @@ async def async_check_agent(
         model=model,
         named_tool_choice=kind.named_tool_choice,
         request_timeout=timeout,
+        tool=PROBE_TOOL,
     )
     # Natively tool_choice forces a call; text dialects need a grammar or schema,
     # and so does native mode on a server that ignores tool_choice (Ollama).

@@ -13,28 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.components import ai_task, conversation
-from homeassistant.config_entries import ConfigSubentry
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import compat
-from .backend.errors import BackendAuthError, BackendError
-from .backend.servers import get_server_kind
-from .const import (
-    CONF_CONSTRAINTS,
-    CONF_MODEL,
-    CONF_SERVER_KIND,
-    DOMAIN,
-    LOGGER,
-    SUBENTRY_AI_TASK,
-)
-from .conversation import _chat_log_deltas, loop_settings
+from .backend.errors import BackendError
+from .const import CONF_CONSTRAINTS, LOGGER, SUBENTRY_AI_TASK
+from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry
 from .ha_executor import HAExecutor
 from .history import chat_log_messages
-from .loop import ToolLoop
 from .loop.structured import (
     StructureError,
     answer_format,
@@ -53,53 +42,15 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """One AI Task entity per ai_task_data subentry."""
-    for subentry in entry.subentries.values():
-        if subentry.subentry_type != SUBENTRY_AI_TASK:
-            continue
-        async_add_entities(
-            [ToolbeltTaskEntity(entry, subentry)],
-            config_subentry_id=subentry.subentry_id,
-        )
+    add_subentry_entities(
+        entry, async_add_entities, SUBENTRY_AI_TASK, ToolbeltTaskEntity
+    )
 
 
-class ToolbeltTaskEntity(ai_task.AITaskEntity):
+class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
     """Generates text or structured data with one model on the entry's server."""
 
-    _attr_has_entity_name = True
-    _attr_name = None
     _attr_supported_features = ai_task.AITaskEntityFeature.GENERATE_DATA
-
-    def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
-        """Describe the task as a service device named after the subentry."""
-        self.entry = entry
-        self.subentry = subentry
-        self._attr_unique_id = subentry.subentry_id
-        self._attr_device_info = dr.DeviceInfo(
-            identifiers={(DOMAIN, subentry.subentry_id)},
-            name=subentry.title,
-            manufacturer=get_server_kind(entry.data.get(CONF_SERVER_KIND, "")).name,
-            model=subentry.data.get(CONF_MODEL),
-            entry_type=dr.DeviceEntryType.SERVICE,
-        )
-
-    @property
-    def _state(self) -> dict[str, Any]:
-        """What this task learned about its server since the entry loaded."""
-        return self.entry.runtime_data.agent_state.setdefault(
-            self.subentry.subentry_id, {"warned": set()}
-        )
-
-    def _warn_once(self, message: str) -> None:
-        warned: set[str] = self._state["warned"]
-        if message not in warned:
-            warned.add(message)
-            LOGGER.warning("%s: %s", self.subentry.title, message)
-
-    def _tool_role_rejected(self) -> None:
-        self._state["tool_role"] = False
-
-    def _constraint_rejected(self, kind: str) -> None:
-        self._state.setdefault("refused", set()).add(kind)
 
     async def _async_generate_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
@@ -120,7 +71,7 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity):
             task.structure, llm_api.custom_serializer if llm_api else None
         )
         honoured = JSON_SCHEMA in (self.subentry.data.get(CONF_CONSTRAINTS) or ())
-        refused = JSON_SCHEMA in self._state.get("refused", ())
+        refused = JSON_SCHEMA in self.agent_state.refused
         # A schema on every request would keep the model from calling tools.
         constrained = honoured and not refused and not tools
         for attempt in (1, 2):
@@ -156,33 +107,19 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity):
         response_format: dict[str, Any] | None = None,
     ) -> None:
         """One loop run over the chat log; its answer lands in the chat log."""
-        runtime = self.entry.runtime_data
-        kind = get_server_kind(self.entry.data.get(CONF_SERVER_KIND, ""))
-        # Tool-choice constraints belong to agents; a task constrains its answer.
-        settings = loop_settings(
-            {**self.subentry.data, CONF_CONSTRAINTS: []},
-            tool_role=self._state.get("tool_role", kind.tool_role),
-            named_tool_choice=kind.named_tool_choice,
-        )
-        loop = ToolLoop(
-            runtime.backend,
-            HAExecutor(chat_log.llm_api),
-            settings,
-            on_tool_role_rejected=self._tool_role_rejected,
-            on_constraint_rejected=self._constraint_rejected,
-            warn_once=self._warn_once,
-        )
         messages = _with_instructions(chat_log_messages(chat_log.content), instructions)
-        events = loop.run(messages, tools, answer_format=response_format)
         try:
-            async for _content in chat_log.async_add_delta_content_stream(
-                self.entity_id, _chat_log_deltas(events, lambda _result: None)
-            ):
-                pass
+            await self._async_run_loop(
+                chat_log,
+                HAExecutor(chat_log.llm_api),
+                messages,
+                tools,
+                # Tool-choice constraints belong to agents; a task constrains
+                # its answer.
+                options={**self.subentry.data, CONF_CONSTRAINTS: []},
+                answer_format=response_format,
+            )
         except BackendError as err:
-            if isinstance(err, BackendAuthError):
-                self.entry.async_start_reauth(self.hass)
-            LOGGER.error("%s on %s: %s", self.subentry.title, runtime.label, err)
             raise HomeAssistantError(f"Sorry, {err.server} {err.reason}.") from err
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from . import compat
-from .loop.device_commands import plain_name
+from .ha_tools import plain_name
 
 _LIVE_CONTEXT = compat.live_context_prompt()
 LIVE_CONTEXT_SHORT = (

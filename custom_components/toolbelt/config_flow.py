@@ -75,9 +75,12 @@ from .const import (
     LOGGER,
     MAX_DEVICE_COMMANDS_PER_TURN,
     MAX_TOOL_CALLS_PER_TURN,
+    OPTION_DEFAULTS,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from .entry import ToolbeltRuntime
+from .ha_tools import PROBE_TOOL
 from .loop.probe import async_probe_constraints
 from .loop.tool_choice import POLICIES
 from .server_names import (
@@ -135,12 +138,7 @@ def default_agent_options(models: list[str]) -> dict[str, Any]:
     options: dict[str, Any] = {
         CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
         CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-        CONF_TOOL_FORMAT: DEFAULT_TOOL_FORMAT,
-        CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
-        CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
-        CONF_REQUEST_TIMEOUT: DEFAULT_REQUEST_TIMEOUT,
-        CONF_MAX_TOOL_CALLS: MAX_TOOL_CALLS_PER_TURN,
-        CONF_MAX_DEVICE_COMMANDS: MAX_DEVICE_COMMANDS_PER_TURN,
+        **OPTION_DEFAULTS,
     }
     if models:
         options[CONF_MODEL] = models[0]
@@ -185,6 +183,23 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             ),
         )
 
+    def _connection_form(
+        self,
+        step_id: str,
+        shown: Mapping[str, Any],
+        errors: dict[str, str],
+        server: str,
+    ) -> ConfigFlowResult:
+        """The address, key and name form, as adding and reconfiguring show it."""
+        return self.async_show_form(
+            step_id=step_id,
+            data_schema=self.add_suggested_values_to_schema(
+                _connection_schema(), shown
+            ),
+            errors=errors,
+            description_placeholders={"server": server},
+        )
+
     async def async_step_connect(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
@@ -217,14 +232,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             CONF_BASE_URL: kind.default_base_url,
             CONF_NAME: suggested_title,
         }
-        return self.async_show_form(
-            step_id="connect",
-            data_schema=self.add_suggested_values_to_schema(
-                _connection_schema(), suggested
-            ),
-            errors=errors,
-            description_placeholders={"server": kind.spoken},
-        )
+        return self._connection_form("connect", suggested, errors, kind.spoken)
 
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
@@ -300,14 +308,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             CONF_BASE_URL: url_for_form(entry.data[CONF_BASE_URL]),
             CONF_NAME: entry.title,
         }
-        return self.async_show_form(
-            step_id="reconfigure",
-            data_schema=self.add_suggested_values_to_schema(
-                _connection_schema(), shown
-            ),
-            errors=errors,
-            description_placeholders={"server": entry.title},
-        )
+        return self._connection_form("reconfigure", shown, errors, entry.title)
 
     async def async_step_reauth(
         self, entry_data: Mapping[str, Any]
@@ -395,7 +396,54 @@ def valid_llm_apis(hass: HomeAssistant, selected: list[str] | str | None) -> lis
     return [api_id for api_id in selected if api_id in known]
 
 
-class AgentSubentryFlowHandler(ConfigSubentryFlow):
+class _OneFormSubentryFlow(ConfigSubentryFlow):
+    """What the agent and AI task flows share: add and reconfigure with one form."""
+
+    @property
+    def _is_new(self) -> bool:
+        return self.source == "user"
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Add one: the same form as a change."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Change one: the same form as an addition."""
+        return await self.async_step_init(user_input)
+
+    async def async_step_init(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """The one form; each flow defines it."""
+        raise NotImplementedError
+
+    def _runtime(self) -> ToolbeltRuntime | None:
+        """The server's runtime; None when the entry is not loaded."""
+        entry = self._get_entry()
+        return entry.runtime_data if entry.state is ConfigEntryState.LOADED else None
+
+    async def _async_models(self, runtime: ToolbeltRuntime) -> list[str]:
+        """The server's models now, else those it listed when the entry loaded."""
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                return await runtime.backend.list_models()
+        except (BackendError, TimeoutError):
+            return runtime.models
+
+    def _async_save(self, title: str, options: dict[str, Any]) -> SubentryFlowResult:
+        """Create the subentry, or update the one being reconfigured."""
+        if self._is_new:
+            return self.async_create_entry(title=title, data=options)
+        return self.async_update_and_abort(
+            self._get_entry(), self._get_reconfigure_subentry(), data=options
+        )
+
+
+class AgentSubentryFlowHandler(_OneFormSubentryFlow):
     """Add or reconfigure one agent: model, prompt, tools and limits."""
 
     def __init__(self) -> None:
@@ -405,30 +453,12 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         self._name = DEFAULT_AGENT_NAME
         self._usable: tuple[str, ...] = ()
 
-    @property
-    def _is_new(self) -> bool:
-        return self.source == "user"
-
-    async def async_step_user(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Add an agent."""
-        return await self.async_step_init(user_input)
-
-    async def async_step_reconfigure(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Change an agent."""
-        return await self.async_step_init(user_input)
-
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
         """One form with every option; the model list comes from the server."""
-        entry = self._get_entry()
-        if entry.state is not ConfigEntryState.LOADED:
+        if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
-        runtime = entry.runtime_data
         if user_input is not None:
             if self._is_new:
                 self._name = user_input.pop(CONF_NAME, DEFAULT_AGENT_NAME)
@@ -445,11 +475,7 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         options[CONF_LLM_HASS_API] = valid_llm_apis(
             self.hass, options.get(CONF_LLM_HASS_API)
         )
-        try:
-            async with asyncio.timeout(CONNECT_TIMEOUT):
-                models = await runtime.backend.list_models()
-        except (BackendError, TimeoutError):
-            models = runtime.models
+        models = await self._async_models(runtime)
         own = (
             None
             if self._is_new
@@ -470,13 +496,10 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         """Probe tool mode and constraints; offer the tool choices that work."""
         if user_input is not None:
             self._options.update(_choices(user_input, self._usable))
-            return self._async_save()
-        entry = self._get_entry()
+            return self._async_save(self._name, self._options)
+        runtime = self._get_entry().runtime_data
         check = await async_check_agent(
-            self.hass,
-            entry.runtime_data.backend,
-            get_server_kind(entry.data.get(CONF_SERVER_KIND, "")),
-            self._options,
+            self.hass, runtime.backend, runtime.kind, self._options
         )
         self._usable = check.constraints.honoured
         return _show_check(self, check, self._options)
@@ -489,13 +512,6 @@ class AgentSubentryFlowHandler(ConfigSubentryFlow):
         while name in taken:
             name, number = f"{base} {number}", number + 1
         return name
-
-    def _async_save(self) -> SubentryFlowResult:
-        if self._is_new:
-            return self.async_create_entry(title=self._name, data=self._options)
-        return self.async_update_and_abort(
-            self._get_entry(), self._get_reconfigure_subentry(), data=self._options
-        )
 
 
 def _choices(user_input: dict[str, Any], usable: tuple[str, ...]) -> dict[str, Any]:
@@ -623,41 +639,23 @@ def _agent_schema(
     return vol.Schema(schema)
 
 
-class AITaskSubentryFlowHandler(ConfigSubentryFlow):
+class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
     """Add or reconfigure one AI Task entity: the model and how it is asked.
 
     On saving, one request checks whether the server constrains a reply to a
     JSON schema; if so, structured tasks are constrained, else checked after.
     """
 
-    @property
-    def _is_new(self) -> bool:
-        return self.source == "user"
-
-    async def async_step_user(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Add an AI task."""
-        return await self.async_step_init(user_input)
-
-    async def async_step_reconfigure(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Change an AI task."""
-        return await self.async_step_init(user_input)
-
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
         """One form; the JSON-schema check runs when it is submitted."""
-        entry = self._get_entry()
-        if entry.state is not ConfigEntryState.LOADED:
+        if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
-        runtime = entry.runtime_data
         if user_input is not None:
             name = user_input.pop(CONF_NAME, DEFAULT_AI_TASK_NAME)
             options = whole_numbers(user_input)
-            kind = get_server_kind(entry.data.get(CONF_SERVER_KIND, ""))
+            kind = runtime.kind
             check = await async_probe_constraints(
                 runtime.backend,
                 model=options.get(CONF_MODEL, ""),
@@ -666,23 +664,16 @@ class AITaskSubentryFlowHandler(ConfigSubentryFlow):
                 request_timeout=float(
                     options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
                 ),
+                tool=PROBE_TOOL,
             )
             options[CONF_CONSTRAINTS] = list(check.honoured)
-            if self._is_new:
-                return self.async_create_entry(title=name, data=options)
-            return self.async_update_and_abort(
-                entry, self._get_reconfigure_subentry(), data=options
-            )
+            return self._async_save(name, options)
         options = (
             default_ai_task_options(runtime.models)
             if self._is_new
             else dict(self._get_reconfigure_subentry().data)
         )
-        try:
-            async with asyncio.timeout(CONNECT_TIMEOUT):
-                models = await runtime.backend.list_models()
-        except (BackendError, TimeoutError):
-            models = runtime.models
+        models = await self._async_models(runtime)
         schema: dict[Any, Any] = {}
         if self._is_new:
             schema[vol.Required(CONF_NAME)] = str

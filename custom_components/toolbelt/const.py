@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 DOMAIN = "toolbelt"
 LOGGER = logging.getLogger(__package__)
@@ -44,6 +45,17 @@ DEFAULT_MAX_TOKENS = 1024
 DEFAULT_REQUEST_TIMEOUT = 60.0
 MAX_TOOL_CALLS_PER_TURN = 20
 MAX_DEVICE_COMMANDS_PER_TURN = 3
+
+# One source for what an unset option means: new agents store these, and a
+# turn reads them for any option a subentry lacks.
+OPTION_DEFAULTS: dict[str, Any] = {
+    CONF_TOOL_FORMAT: DEFAULT_TOOL_FORMAT,
+    CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
+    CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
+    CONF_REQUEST_TIMEOUT: DEFAULT_REQUEST_TIMEOUT,
+    CONF_MAX_TOOL_CALLS: MAX_TOOL_CALLS_PER_TURN,
+    CONF_MAX_DEVICE_COMMANDS: MAX_DEVICE_COMMANDS_PER_TURN,
+}
 
 # Listing models answers fast on every server; a slow answer means a sick server.
 CONNECT_TIMEOUT = 10.0

@@ -35,10 +35,8 @@ async def async_get_config_entry_diagnostics(
                 "label": runtime.label if runtime else None,
                 "models": runtime.models if runtime else [],
                 "agent_state": {
-                    agent: {
-                        k: sorted(v) if isinstance(v, set) else v for k, v in s.items()
-                    }
-                    for agent, s in (runtime.agent_state.items() if runtime else [])
+                    agent: state.as_dict()
+                    for agent, state in (runtime.agents.items() if runtime else [])
                 },
             },
             "tools": async_get_tools_diagnostics(hass),

@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from homeassistant.config_entries import ConfigEntry, ConfigSubentry
 from homeassistant.const import Platform
@@ -15,8 +14,10 @@ from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 
 from .backend.errors import BackendAuthError, BackendError
 from .backend.openai_compat import OpenAICompatBackend
+from .backend.servers import OTHER, ServerKind, get_server_kind
 from .client import async_create_backend
-from .const import CONF_BASE_URL, CONNECT_TIMEOUT, LOGGER
+from .const import CONF_BASE_URL, CONF_SERVER_KIND, CONNECT_TIMEOUT, LOGGER
+from .loop.agent_state import AgentState
 from .server_names import address
 from .tools.agents import AgentRef, calling_agent_turn
 from .tools.api import async_setup_tools_api
@@ -26,18 +27,28 @@ PLATFORMS = [Platform.AI_TASK, Platform.CONVERSATION]
 
 @dataclass
 class ToolbeltRuntime:
-    """What a loaded entry holds: its backend and the agents' shared state."""
+    """What a loaded entry holds: its backend and what each agent learned."""
 
     backend: OpenAICompatBackend
     label: str
+    kind: ServerKind = OTHER
     models: list[str] = field(default_factory=list)
-    # Agents remember per-agent facts here (e.g. "this server rejects the tool
-    # role") so a reload starts clean but turns don't rediscover them.
-    agent_state: dict[str, Any] = field(default_factory=dict)
+    # Per subentry (e.g. "this server rejects the tool role"): a reload starts
+    # clean, but turns don't rediscover it.
+    agents: dict[str, AgentState] = field(default_factory=dict)
     # A reload asked for during a turn (the model tool saved a new model) waits
     # until no turn is running, so no turn loses its agent or database midway.
     active_turns: int = 0
     reload_pending: bool = False
+
+    def agent_state(self, subentry: ConfigSubentry) -> AgentState:
+        """The subentry's learned state; it starts from the server kind's defaults."""
+        state = self.agents.get(subentry.subentry_id)
+        if state is None:
+            state = self.agents[subentry.subentry_id] = AgentState(
+                name=subentry.title, tool_role=self.kind.tool_role
+            )
+        return state
 
 
 type ToolbeltConfigEntry = ConfigEntry[ToolbeltRuntime]
@@ -56,7 +67,12 @@ async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> 
     except (BackendError, TimeoutError) as err:
         raise ConfigEntryNotReady(f"{label} is not reachable: {err}") from err
 
-    entry.runtime_data = ToolbeltRuntime(backend=backend, label=label, models=models)
+    entry.runtime_data = ToolbeltRuntime(
+        backend=backend,
+        label=label,
+        kind=get_server_kind(entry.data.get(CONF_SERVER_KIND, "")),
+        models=models,
+    )
     entry.async_on_unload(await async_setup_tools_api(hass, entry))
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))

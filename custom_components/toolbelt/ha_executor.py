@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from homeassistant.helpers import llm
 
 from . import compat
-from .loop.device_commands import is_device_command_name, is_read_only_name
+from .ha_tools import is_device_command_name, is_read_only_name
 from .loop.executor import Executor, ToolOutcome
 from .toolcalls.model import ToolCall
 from .tools.api import is_toolbelt_tool

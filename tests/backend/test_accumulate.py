@@ -10,15 +10,24 @@ def _acc(*deltas: ToolCallDelta) -> list[tuple[str | None, str, str]]:
     acc = ToolCallAccumulator()
     for delta in deltas:
         acc.add(delta)
-    return acc.calls()
+    return [
+        (c["id"], c["function"]["name"], c["function"]["arguments"])
+        for c in acc.calls()
+    ]
 
 
-def test_name_first_then_arguments_in_pieces() -> None:
-    assert _acc(
-        ToolCallDelta(0, "call_1", "HassTurnOn", ""),
-        ToolCallDelta(0, None, None, '{"na'),
-        ToolCallDelta(0, None, None, 'me": "x"}'),
-    ) == [("call_1", "HassTurnOn", '{"name": "x"}')]
+def test_name_first_then_arguments_in_pieces_give_an_openai_tool_call() -> None:
+    acc = ToolCallAccumulator()
+    acc.add(ToolCallDelta(0, "call_1", "HassTurnOn", ""))
+    acc.add(ToolCallDelta(0, None, None, '{"na'))
+    acc.add(ToolCallDelta(0, None, None, 'me": "x"}'))
+    # The shape the native parse reads as it is (no reshaping on the way).
+    assert acc.calls() == [
+        {
+            "id": "call_1",
+            "function": {"name": "HassTurnOn", "arguments": '{"name": "x"}'},
+        }
+    ]
 
 
 def test_calls_come_out_in_index_order_even_when_interleaved() -> None:
@@ -44,4 +53,4 @@ def test_missing_name_and_arguments_give_empty_strings() -> None:
     assert not acc
     acc.add(ToolCallDelta(0, None, None, None))
     assert len(acc) == 1
-    assert acc.calls() == [(None, "", "")]
+    assert acc.calls() == [{"id": None, "function": {"name": "", "arguments": ""}}]

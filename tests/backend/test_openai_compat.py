@@ -60,7 +60,10 @@ def _calls(deltas: list) -> list[tuple[str | None, str, dict]]:
     for delta in deltas:
         if isinstance(delta, ToolCallDelta):
             acc.add(delta)
-    return [(id_, name, json.loads(args)) for id_, name, args in acc.calls()]
+    return [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in acc.calls()
+    ]
 
 
 # -- replies ---------------------------------------------------------------------------

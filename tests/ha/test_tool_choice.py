@@ -83,9 +83,15 @@ async def test_a_refused_constraint_never_fails_the_turn(
     assert "tool_choice" not in retry.body
     assert "tool_choice" not in later.body  # remembered for the agent
     (subentry,) = entry.subentries.values()
-    state = entry.runtime_data.agent_state[subentry.subentry_id]
-    assert state["refused"] == {"tool_choice"}
-    assert "tool_role" not in state  # a separate fact, untouched
+    # As diagnostics show it (server.agent_state).
+    assert entry.runtime_data.agent_state(subentry).as_dict() == {
+        "tool_role": True,  # a separate fact, untouched (llama.cpp's default)
+        "refused": ["tool_choice"],
+        "warned": [
+            "The server refused the tool_choice constraint; Toolbelt sends"
+            " requests without it from now on"
+        ],
+    }
 
 
 async def test_check_offers_only_honoured_constraints(

@@ -12,13 +12,11 @@ from typing import Any
 import openai
 import pytest_asyncio
 
+from custom_components.toolbelt import ha_tools
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
-from custom_components.toolbelt.loop.device_commands import (
-    is_device_command_name,
-    is_read_only_name,
-)
+from custom_components.toolbelt.loop import AgentState, LoopSettings, ToolLoop
 from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
+from custom_components.toolbelt.loop.executor import ToolOutcome
 from custom_components.toolbelt.toolcalls import ToolCall
 from tests.openai_server import OpenAIServer
 
@@ -27,13 +25,29 @@ TOOLS: list[dict[str, Any]] = json.loads(
 )
 
 
+TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
+# What must never be spoken: call markup or reasoning.
+MARKUP = ("<tool_call", "</tool_call", "[TOOL_CALLS]", "Action:", "<think", '{"name"')
+
+
+def hermes(*calls: tuple[str, dict]) -> str:
+    """Calls as a hermes model writes them."""
+    return "\n".join(
+        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a})}\n</tool_call>"
+        for n, a in calls
+    )
+
+
 # What our House's web_fetch returns: a page far longer than a small context.
 PAGE_TEXT = "The eclipse crosses Spain. " * 2000
 
 
 @dataclass
 class House:
-    """Stands in for Home Assistant: devices with states, and a log of calls."""
+    """Stands in for Home Assistant: devices with states, and a log of calls.
+
+    It knows HA's tools as ``HAExecutor`` does without annotations: by name.
+    """
 
     states: dict[str, str] = field(default_factory=dict)
     log: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -42,10 +56,10 @@ class House:
     max_active: int = 0
 
     def is_read_only(self, call: ToolCall) -> bool:
-        return is_read_only_name(call.name)
+        return ha_tools.is_read_only_name(call.name)
 
     def is_device_command(self, call: ToolCall) -> bool:
-        return is_device_command_name(call.name)
+        return ha_tools.is_device_command_name(call.name)
 
     def validates_arguments(self, call: ToolCall) -> bool:
         return False
@@ -95,26 +109,32 @@ class Harness:
         self.server = server
         self.backend = backend
         self.house = House()
+        # One agent's learned facts, kept across this harness's turns.
+        self.state = AgentState(name="Test agent")
 
     async def turn(
         self,
         text: str = "do it",
         *,
         tools: list[dict[str, Any]] | None = None,
+        house: House | None = None,
+        takes_control: Any = (),
         **settings: Any,
     ) -> Turn:
+        tools = TOOLS if tools is None else tools
         loop = ToolLoop(
             self.backend,
-            self.house,
+            house or self.house,
             LoopSettings(**{"model": "test-model", "timeout": 5, **settings}),
+            state=self.state,
+            takes_control=takes_control,
         )
         messages = [
             {"role": "system", "content": "You are a test assistant."},
             {"role": "user", "content": text},
         ]
-        events = [
-            e async for e in loop.run(messages, TOOLS if tools is None else tools)
-        ]
+        guidance = ha_tools.device_guidance(t["function"]["name"] for t in tools)
+        events = [e async for e in loop.run(messages, tools, guidance=guidance)]
         return Turn(events)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from custom_components.toolbelt.loop import LoopSettings, ToolLoop, ToolOutcome
+from custom_components.toolbelt.loop import ToolOutcome
 from custom_components.toolbelt.loop.events import ControlOut, ResultOut, TextOut
 from custom_components.toolbelt.loop.takes_control import InstantConfirmation
 from custom_components.toolbelt.toolcalls import ToolCall
@@ -30,19 +30,6 @@ class Delegating(House):
         return await super().run(call)
 
 
-async def run(
-    harness: Harness, house: House, *, tools=TOOLS, takes_control=(), **settings
-) -> list:
-    loop = ToolLoop(
-        harness.backend,
-        house,
-        LoopSettings(model="test-model", timeout=5, **settings),
-        takes_control=takes_control,
-    )
-    messages = [{"role": "user", "content": "do it"}]
-    return [e async for e in loop.run(messages, tools)]
-
-
 async def confirm(outcomes: Sequence[ResultOut]) -> str:
     return " ".join(f"{o.call.arguments['name']} done." for o in outcomes)
 
@@ -50,7 +37,7 @@ async def confirm(outcomes: Sequence[ResultOut]) -> str:
 async def test_a_result_with_an_answer_ends_the_turn(harness: Harness) -> None:
     harness.server.reply_tool_calls([{"name": "delegate", "arguments": {"who": "x"}}])
 
-    events = await run(harness, Delegating(), tools=[*TOOLS, DELEGATE])
+    events = (await harness.turn(house=Delegating(), tools=[*TOOLS, DELEGATE])).events
 
     assert len(harness.server.requests) == 1
     assert events[-1] == ControlOut("It is sunny.", "tool")
@@ -71,7 +58,9 @@ async def test_a_failed_call_beside_the_answer_still_hands_over(
         "function": {"name": "Explode", "parameters": {"type": "object"}},
     }
 
-    events = await run(harness, Delegating(), tools=[*TOOLS, DELEGATE, explode])
+    events = (
+        await harness.turn(house=Delegating(), tools=[*TOOLS, DELEGATE, explode])
+    ).events
 
     assert events[-1] == ControlOut("It is sunny.", "tool")
     assert len(harness.server.requests) == 1
@@ -85,7 +74,7 @@ async def test_instant_confirmation_only_when_every_command_worked(
         [{"name": "HassTurnOn", "arguments": {"name": n}} for n in ("a", "b")]
     )
 
-    events = await run(harness, House(), takes_control=checks)
+    events = (await harness.turn(takes_control=checks)).events
 
     assert events[-1] == ControlOut("a done. b done.", "instant_confirmation")
     assert len(harness.server.requests) == 1
@@ -100,7 +89,7 @@ async def test_a_refused_command_leaves_the_answer_to_the_model(
     )
     harness.server.reply_text("Turned a on; b was not changed.")
 
-    events = await run(harness, House(), takes_control=checks, max_device_commands=1)
+    events = (await harness.turn(takes_control=checks, max_device_commands=1)).events
 
     results = [e for e in events if isinstance(e, ResultOut)]
     assert [r.refused for r in results] == [False, True]
@@ -121,7 +110,7 @@ async def test_a_read_leaves_the_answer_to_the_model(harness: Harness) -> None:
     )
     harness.server.reply_text("a is on.")
 
-    events = await run(harness, House(), takes_control=checks)
+    events = (await harness.turn(takes_control=checks)).events
 
     assert not [e for e in events if isinstance(e, ControlOut)]
     assert len(harness.server.requests) == 2

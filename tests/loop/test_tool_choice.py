@@ -4,36 +4,19 @@ from __future__ import annotations
 
 import json
 
-from custom_components.toolbelt.loop import LoopSettings, ToolLoop
 from custom_components.toolbelt.loop.tool_choice import hop_shape
 from custom_components.toolbelt.toolcalls import Catalog
 from custom_components.toolbelt.toolcalls.constraint import Shape
-from tests.loop.conftest import TOOLS, Harness
+from tests.loop.conftest import TOOLS, TURN_ON, Harness
 
-TURN_ON = [{"name": "HassTurnOn", "arguments": {"name": "kitchen"}}]
 CALL_TEXT = json.dumps(TURN_ON[0])
+# A call forced on the first hop by a grammar.
+GRAMMAR_FIRST = {"tool_choice": "required_first", "constraints": ("grammar",)}
 
 
-def make_loop(harness: Harness, seen: dict[str, list], **settings) -> ToolLoop:
-    return ToolLoop(
-        harness.backend,
-        harness.house,
-        LoopSettings(model="test-model", timeout=5, **settings),
-        on_tool_role_rejected=lambda: seen["tool_role"].append(True),
-        on_constraint_rejected=seen["constraint"].append,
-        warn_once=seen["warnings"].append,
-    )
-
-
-async def run(loop: ToolLoop) -> str:
-    events = [e async for e in loop.run([{"role": "user", "content": "on"}], TOOLS)]
-    return "".join(
-        getattr(e, "text", "") for e in events if type(e).__name__ == "TextOut"
-    )
-
-
-def fresh() -> dict[str, list]:
-    return {"tool_role": [], "constraint": [], "warnings": []}
+async def run(harness: Harness, **settings) -> str:
+    """One turn's spoken text; what the agent learned stays in ``harness.state``."""
+    return (await harness.turn("on", **settings)).text
 
 
 def test_hop_shapes_per_policy() -> None:
@@ -53,11 +36,10 @@ def test_hop_shapes_per_policy() -> None:
 async def test_required_first_natively_forces_hop_zero_only(harness: Harness) -> None:
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_text("The kitchen light is on.")
-    seen = fresh()
-    loop = make_loop(
-        harness, seen, tool_choice="required_first", constraints=("tool_choice",)
+    spoken = await run(
+        harness, tool_choice="required_first", constraints=("tool_choice",)
     )
-    assert await run(loop) == "The kitchen light is on."
+    assert spoken == "The kitchen light is on."
     first, second = harness.server.requests
     assert first.body["tool_choice"] == "required"
     assert "tool_choice" not in second.body
@@ -68,14 +50,12 @@ async def test_named_tool_on_llamacpp_sends_that_tool_alone(harness: Harness) ->
     """llama-server reads a named tool_choice as auto: send required + one tool."""
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_text("Done.")
-    loop = make_loop(
+    await run(
         harness,
-        fresh(),
         tool_choice="HassTurnOn",
         constraints=("tool_choice",),
         named_tool_choice=False,
     )
-    await run(loop)
     first, second = harness.server.requests
     assert first.body["tool_choice"] == "required"
     assert [t["function"]["name"] for t in first.tools] == ["HassTurnOn"]
@@ -87,10 +67,7 @@ async def test_named_tool_choice_object_where_the_server_takes_it(
 ) -> None:
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_text("Done.")
-    loop = make_loop(
-        harness, fresh(), tool_choice="HassTurnOn", constraints=("tool_choice",)
-    )
-    await run(loop)
+    await run(harness, tool_choice="HassTurnOn", constraints=("tool_choice",))
     assert harness.server.requests[0].body["tool_choice"] == {
         "type": "function",
         "function": {"name": "HassTurnOn"},
@@ -103,14 +80,15 @@ async def test_text_dialect_gets_a_grammar_then_free_decoding(harness: Harness) 
         'Thought: turn it on\nAction: HassTurnOn\nAction Input: {"name": "kitchen"}'
     )
     harness.server.reply_text("Thought: I can answer now.\nFinal Answer: It is on.")
-    loop = make_loop(
-        harness,
-        fresh(),
-        tool_format="react",
-        tool_choice="required_first",
-        constraints=("tool_choice", "grammar", "json_schema"),
+    assert (
+        await run(
+            harness,
+            tool_format="react",
+            tool_choice="required_first",
+            constraints=("tool_choice", "grammar", "json_schema"),
+        )
+        == "It is on."
     )
-    assert await run(loop) == "It is on."
     first, second = harness.server.requests
     assert '"Action: "' in first.body["grammar"]
     assert "<tool_call>" not in first.body["grammar"]
@@ -127,14 +105,8 @@ async def test_format_without_a_frame_gets_hermes_and_is_read_so(
     """Pythonic has no grammar frame: the hermes frame stands in and is read."""
     harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
     harness.server.reply_text("The kitchen light is on.")
-    loop = make_loop(
-        harness,
-        fresh(),
-        tool_format="pythonic",
-        tool_choice="required_first",
-        constraints=("grammar",),
-    )
-    assert await run(loop) == "The kitchen light is on."
+    spoken = await run(harness, tool_format="pythonic", **GRAMMAR_FIRST)
+    assert spoken == "The kitchen light is on."
     assert '"<tool_call>"' in harness.server.requests[0].body["grammar"]
     assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
 
@@ -145,10 +117,10 @@ async def test_native_without_tool_choice_forces_the_call_by_schema(
     """Ollama ignores tool_choice but honours a schema: the call comes as text."""
     harness.server.reply_text(CALL_TEXT)
     harness.server.reply_text("The kitchen light is on.")
-    loop = make_loop(
-        harness, fresh(), tool_choice="required_first", constraints=("json_schema",)
+    spoken = await run(
+        harness, tool_choice="required_first", constraints=("json_schema",)
     )
-    assert await run(loop) == "The kitchen light is on."
+    assert spoken == "The kitchen light is on."
     first, second = harness.server.requests
     assert first.body["response_format"]["type"] == "json_schema"
     assert "tool_choice" not in first.body
@@ -167,14 +139,8 @@ async def test_a_thinking_model_may_reason_before_a_grammar_call(
         f"<think>\nThe user wants light.\n</think>\n\n<tool_call>{CALL_TEXT}</tool_call>"
     )
     harness.server.reply_text("<think></think>\n\nThe kitchen light is on.")
-    loop = make_loop(
-        harness,
-        fresh(),
-        tool_format="hermes",
-        tool_choice="required_first",
-        constraints=("grammar",),
-    )
-    assert await run(loop) == "The kitchen light is on."
+    spoken = await run(harness, tool_format="hermes", **GRAMMAR_FIRST)
+    assert spoken == "The kitchen light is on."
     assert '"<think>"' in harness.server.requests[0].body["grammar"]
     assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
 
@@ -182,14 +148,15 @@ async def test_a_thinking_model_may_reason_before_a_grammar_call(
 async def test_strict_calls_json_schema_answer_is_unwrapped(harness: Harness) -> None:
     harness.server.reply_text(CALL_TEXT)
     harness.server.reply_text(json.dumps({"answer": "It is on."}))
-    loop = make_loop(
-        harness,
-        fresh(),
-        tool_format="hermes",
-        strict_calls=True,
-        constraints=("json_schema",),
+    assert (
+        await run(
+            harness,
+            tool_format="hermes",
+            strict_calls=True,
+            constraints=("json_schema",),
+        )
+        == "It is on."
     )
-    assert await run(loop) == "It is on."
     for request in harness.server.requests:
         schema = request.body["response_format"]["json_schema"]["schema"]
         assert schema["anyOf"][0]["required"] == ["answer"]
@@ -201,27 +168,30 @@ async def test_a_refused_constraint_falls_back_once_and_is_remembered(
     harness.server.reply_error(400, message="Unknown field: grammar")
     harness.server.reply_text(f"<tool_call>{CALL_TEXT}</tool_call>")
     harness.server.reply_text("On.")
-    seen = fresh()
-    loop = make_loop(
-        harness,
-        seen,
-        tool_format="hermes",
-        tool_choice="required",
-        constraints=("grammar",),
+    assert (
+        await run(
+            harness,
+            tool_format="hermes",
+            tool_choice="required",
+            constraints=("grammar",),
+        )
+        == "On."
     )
-    assert await run(loop) == "On."
     refused, retry, answer = harness.server.requests
     assert "grammar" in refused.body
     assert "grammar" not in retry.body
     assert "grammar" not in answer.body  # not tried again in this turn
-    assert seen == {
-        "tool_role": [],
-        "constraint": ["grammar"],
-        "warnings": [
-            "The server refused the grammar constraint; Toolbelt sends requests"
-            " without it from now on"
-        ],
+    assert harness.state.refused == {"grammar"}
+    assert harness.state.tool_role  # a separate fact, untouched
+    assert harness.state.warned == {
+        "The server refused the grammar constraint; Toolbelt sends requests"
+        " without it from now on"
     }
+    harness.server.reply_text("Still on.")
+    assert await run(harness, tool_format="hermes", constraints=("grammar",)) == (
+        "Still on."
+    )
+    assert "grammar" not in harness.server.requests[-1].body  # nor in later turns
 
 
 async def test_constraint_and_tool_role_stay_separate_facts(harness: Harness) -> None:
@@ -230,24 +200,21 @@ async def test_constraint_and_tool_role_stay_separate_facts(harness: Harness) ->
     harness.server.reply_error(400, message="Unsupported role: tool")
     harness.server.reply_error(400, message="Unsupported role: tool")
     harness.server.reply_text("On.")
-    seen = fresh()
-    loop = make_loop(
-        harness, seen, tool_choice="required", constraints=("tool_choice",)
-    )
-    await run(loop)
+    await run(harness, tool_choice="required", constraints=("tool_choice",))
     _first, constrained, bare, fallback = harness.server.requests
     assert constrained.body["tool_choice"] == "required"
     assert "tool_choice" not in bare.body
     assert bare.messages[-1]["role"] == "tool"
     assert fallback.messages[-1]["role"] == "user"
-    assert seen["tool_role"] == [True]
-    assert seen["constraint"] == []
+    assert harness.state.tool_role is False
+    assert harness.state.refused == set()
 
 
 async def test_unknown_tool_name_warns_and_decodes_freely(harness: Harness) -> None:
     harness.server.reply_text("Hello.")
-    seen = fresh()
-    loop = make_loop(harness, seen, tool_choice="Nope", constraints=("tool_choice",))
-    assert await run(loop) == "Hello."
+    assert (
+        await run(harness, tool_choice="Nope", constraints=("tool_choice",)) == "Hello."
+    )
     assert "tool_choice" not in harness.server.requests[0].body
-    assert "names no tool" in seen["warnings"][0]
+    (warning,) = harness.state.warned
+    assert "names no tool" in warning

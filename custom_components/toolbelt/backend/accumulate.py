@@ -2,12 +2,15 @@
 
 Servers split a call across chunks: the first fragment has the id and name, the
 arguments string arrives in arbitrary pieces. Some servers repeat the name in every
-fragment or omit ids; both are tolerated here so the loop sees one shape.
+fragment or omit ids; both are tolerated here. The whole calls come out in the
+OpenAI ``tool_calls`` shape, which the native parse reads as it is: no other
+step reshapes them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .base import ToolCallDelta
 
@@ -20,7 +23,7 @@ class _Partial:
 
 
 class ToolCallAccumulator:
-    """Collect ToolCallDelta fragments; `calls()` gives (id, name, arguments) by index."""
+    """Collect ToolCallDelta fragments; ``calls()`` gives whole calls by index."""
 
     __slots__ = ("_calls",)
 
@@ -40,10 +43,17 @@ class ToolCallAccumulator:
         if delta.arguments:
             call.arguments.append(delta.arguments)
 
-    def calls(self) -> list[tuple[str | None, str, str]]:
-        """The calls so far in index order: (id or None, name, raw arguments text)."""
+    def calls(self) -> list[dict[str, Any]]:
+        """The calls so far in index order, as OpenAI ``tool_calls`` entries.
+
+        ``id`` is None where the server sent none; ``arguments`` is the raw text.
+        """
         return [
-            (c.id, c.name, "".join(c.arguments)) for _, c in sorted(self._calls.items())
+            {
+                "id": c.id,
+                "function": {"name": c.name, "arguments": "".join(c.arguments)},
+            }
+            for _, c in sorted(self._calls.items())
         ]
 
     def __len__(self) -> int:

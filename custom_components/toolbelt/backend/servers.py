@@ -24,24 +24,29 @@ class ServerKind:
     spoken: str
     """The kind in a spoken sentence: "Sorry, the llama.cpp server did not answer"."""
     default_base_url: str
-    api_key_required: bool
+    # The defaults below are what most servers do; each kind states only how it
+    # differs.
+    api_key_required: bool = False
     # Accepts stream_options={"include_usage": True} (token usage in the last chunk).
-    stream_usage: bool
+    stream_usage: bool = True
     # Delta/message fields that carry reasoning, preferred first. Only the first
     # non-empty one is read per delta: some servers send the same text under both.
-    reasoning_fields: tuple[str, ...]
+    reasoning_fields: tuple[str, ...] = ("reasoning", "reasoning_content")
     # Renders `tool`-role messages into the prompt, so text-dialect results can go
     # back in that role; if False the loop sends results as a user message instead.
-    tool_role: bool
+    tool_role: bool = True
     # Request field for the output token limit.
     max_tokens_field: str = "max_tokens"
     # Decoding constraints it may take, in the order the agent check tries them:
     # "tool_choice" (the OpenAI field), "grammar" (llama.cpp GBNF) and
     # "json_schema" (response_format). The check keeps only what is honoured.
-    constraints: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ("tool_choice", "json_schema")
     # tool_choice may name one tool; if not, "required" goes with that tool alone.
     named_tool_choice: bool = True
 
+
+# reasoning_content first: these servers' own field name.
+_CONTENT_FIRST = ("reasoning_content", "reasoning")
 
 OPENAI = ServerKind(
     key="openai",
@@ -50,9 +55,6 @@ OPENAI = ServerKind(
     spoken="OpenAI",
     default_base_url="https://api.openai.com/v1",
     api_key_required=True,
-    stream_usage=True,
-    reasoning_fields=("reasoning", "reasoning_content"),
-    tool_role=True,
     max_tokens_field="max_completion_tokens",
     constraints=("tool_choice",),
 )
@@ -62,12 +64,7 @@ OLLAMA = ServerKind(
     short="Ollama",
     spoken="Ollama",
     default_base_url="http://localhost:11434/v1",
-    api_key_required=False,
-    stream_usage=True,
-    reasoning_fields=("reasoning", "reasoning_content"),
-    tool_role=True,
     # Ollama maps response_format to its own `format`.
-    constraints=("tool_choice", "json_schema"),
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
@@ -75,10 +72,7 @@ LLAMACPP = ServerKind(
     short="llama.cpp",
     spoken="the llama.cpp server",
     default_base_url="http://localhost:8080/v1",
-    api_key_required=False,
-    stream_usage=True,
-    reasoning_fields=("reasoning_content", "reasoning"),
-    tool_role=True,
+    reasoning_fields=_CONTENT_FIRST,
     constraints=("tool_choice", "grammar", "json_schema"),
     # llama-server reads a named tool_choice object as "auto".
     named_tool_choice=False,
@@ -89,12 +83,8 @@ VLLM = ServerKind(
     short="vLLM",
     spoken="the vLLM server",
     default_base_url="http://localhost:8000/v1",
-    api_key_required=False,
-    stream_usage=True,
-    # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a while.
-    reasoning_fields=("reasoning", "reasoning_content"),
-    tool_role=True,
-    constraints=("tool_choice", "json_schema"),
+    # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a
+    # while: the default order prefers the new name.
 )
 LMSTUDIO = ServerKind(
     key="lmstudio",
@@ -102,11 +92,8 @@ LMSTUDIO = ServerKind(
     short="LM Studio",
     spoken="LM Studio",
     default_base_url="http://localhost:1234/v1",
-    api_key_required=False,
     stream_usage=False,
-    reasoning_fields=("reasoning_content", "reasoning"),
-    tool_role=True,
-    constraints=("tool_choice", "json_schema"),
+    reasoning_fields=_CONTENT_FIRST,
 )
 OTHER = ServerKind(
     key="other",
@@ -114,12 +101,10 @@ OTHER = ServerKind(
     short="Model server",
     spoken="the model server",
     default_base_url="http://localhost:8000/v1",
-    api_key_required=False,
     # Unknown servers may reject fields they do not know: send only the basics.
     stream_usage=False,
-    reasoning_fields=("reasoning_content", "reasoning"),
+    reasoning_fields=_CONTENT_FIRST,
     tool_role=False,
-    constraints=("tool_choice", "json_schema"),
 )
 
 SERVER_KINDS: dict[str, ServerKind] = {

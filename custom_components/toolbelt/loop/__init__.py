@@ -1,5 +1,6 @@
 """The tool loop, free of Home Assistant: driven through a backend and an executor."""
 
+from .agent_state import AgentState
 from .events import (
     CallsOut,
     ControlOut,
@@ -13,6 +14,7 @@ from .executor import Executor, ToolOutcome
 from .tool_loop import LoopSettings, ToolLoop
 
 __all__ = [
+    "AgentState",
     "CallsOut",
     "ControlOut",
     "Executor",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..toolcalls import (
     Catalog,
@@ -38,19 +39,16 @@ class FormatChoice:
     def interpret(
         self,
         text: str,
-        structured: list[tuple[str | None, str, str]],
+        structured: list[dict[str, Any]],
         catalog: Catalog,
         warn_once: Callable[[str], None],
     ) -> ParseResult:
-        """What a reply means: structured calls first, then the text."""
+        """What a reply means: structured calls first, then the text.
+
+        ``structured``: whole calls from ``ToolCallAccumulator``, parsed as they are.
+        """
         if structured:
-            result = from_openai_tool_calls(
-                [
-                    {"id": call_id, "function": {"name": name, "arguments": args}}
-                    for call_id, name, args in structured
-                ],
-                catalog,
-            )
+            result = from_openai_tool_calls(structured, catalog)
             text_view = self.dialect.parse(text, catalog)
             result.content = text_view.content
             result.reasoning = result.reasoning or text_view.reasoning

@@ -21,20 +21,9 @@ from ..backend.base import (
 from ..backend.errors import BackendBadRequestError, BackendError
 from ..toolcalls import Catalog
 from ..toolcalls.constraint import Shape
-from .format_choice import choose_format
+from .format_choice import FormatChoice, choose_format
 from .tool_choice import TEXT_KINDS, HopConstraint, plan
 
-PROBE_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "HassTurnOn",
-        "description": "Turns on a device or entity",
-        "parameters": {
-            "type": "object",
-            "properties": {"name": {"type": "string"}, "area": {"type": "string"}},
-        },
-    },
-}
 PROBE_PROMPT = "Turn on the kitchen light."
 # A chat question: a tool call in reply proves the constraint was honoured.
 CONSTRAINT_PROMPT = "Say hello in five words."
@@ -55,31 +44,24 @@ async def async_probe_tool_mode(
     model: str,
     tool_format: str,
     request_timeout: float,
-    tool: dict[str, Any] | None = None,
+    tool: dict[str, Any],
 ) -> ProbeReport:
     """Send one tool request and classify the answer; never raises.
 
-    ``tool``: the agent's own turn-on tool as it will be sent (its real,
-    possibly namespaced name); PROBE_TOOL where the agent has none.
+    ``tool``: a turn-on tool as the agent will send it (the HA side picks it).
     """
-    tool = tool or PROBE_TOOL
     catalog = Catalog.from_openai([tool])
     choice = choose_format(tool_format, model, has_tools=True)
-    system = "You control a smart home. Use the tools to act on devices."
-    if choice.text_mode:
-        system += "\n\n" + choice.dialect.system_prompt(catalog)
-    request = CompletionRequest(
+    request = _request(
+        "You control a smart home. Use the tools to act on devices.",
+        PROBE_PROMPT,
         model=model,
-        messages=[
-            {"role": "system", "content": system},
-            {"role": "user", "content": PROBE_PROMPT},
-        ],
-        tools=[tool] if choice.send_tools else None,
-        stop=choice.stop_sequences,
+        choice=choice,
+        tool=tool,
         max_tokens=256,
-        stream=False,
         timeout=request_timeout,
     )
+    request.stop = choice.stop_sequences
     try:
         text, structured = await _reply(backend, request)
     except (BackendError, TimeoutError) as err:
@@ -129,19 +111,21 @@ async def async_probe_constraints(
     kinds: tuple[str, ...],
     named_tool_choice: bool,
     request_timeout: float,
+    tool: dict[str, Any],
 ) -> ConstraintReport:
-    """Force one call to ``HassTurnOn`` with each kind; never raises.
+    """Force one call to ``tool`` with each kind; never raises.
 
     Honoured: the call came back although the question asked for none.
     Ignored: the server took the field and the model chatted anyway.
     Refused: the server answered 400 (or failed).
     """
-    catalog = Catalog.from_openai([PROBE_TOOL])
+    catalog = Catalog.from_openai([tool])
+    (name,) = catalog.names
     honoured: list[str] = []
     lines: list[str] = []
     for kind in kinds:
         constraint = plan(
-            (Shape.ONE_CALL, "HassTurnOn"),
+            (Shape.ONE_CALL, name),
             text_mode=kind in TEXT_KINDS,
             kinds=(kind,),
             named_tool_choice=named_tool_choice,
@@ -151,7 +135,7 @@ async def async_probe_constraints(
         if constraint is None:
             continue
         verdict = await _try_constraint(
-            backend, model, catalog, constraint, request_timeout
+            backend, model, tool, constraint, request_timeout
         )
         if verdict == "honoured":
             honoured.append(kind)
@@ -162,29 +146,25 @@ async def async_probe_constraints(
 async def _try_constraint(
     backend: ModelBackend,
     model: str,
-    catalog: Catalog,
+    tool: dict[str, Any],
     constraint: HopConstraint,
     request_timeout: float,
 ) -> str:
     text_mode = constraint.kind in TEXT_KINDS
     choice = choose_format("hermes" if text_mode else "auto", model, has_tools=True)
-    system = "You are a friendly assistant."
-    if text_mode:
-        system += "\n\n" + choice.dialect.system_prompt(catalog)
-    request = CompletionRequest(
+    catalog = Catalog.from_openai([tool])
+    request = _request(
+        "You are a friendly assistant.",
+        CONSTRAINT_PROMPT,
         model=model,
-        messages=[
-            {"role": "system", "content": system},
-            {"role": "user", "content": CONSTRAINT_PROMPT},
-        ],
-        tools=None if text_mode else [PROBE_TOOL],
-        tool_choice=constraint.tool_choice,
-        response_format=constraint.response_format,
-        grammar=constraint.grammar,
+        choice=choice,
+        tool=tool,
         max_tokens=128,
-        stream=False,
         timeout=request_timeout,
     )
+    request.tool_choice = constraint.tool_choice
+    request.response_format = constraint.response_format
+    request.grammar = constraint.grammar
     try:
         text, structured = await _reply(backend, request)
     except BackendBadRequestError:
@@ -192,14 +172,40 @@ async def _try_constraint(
     except (BackendError, TimeoutError) as err:
         return f"failed ({err.__class__.__name__})"
     result = choice.interpret(text, structured, catalog, _quiet)
-    if any(call.name == "HassTurnOn" for call in result.calls):
+    if any(call.name in catalog for call in result.calls):
         return "honoured"
     return "ignored"
 
 
+def _request(
+    system: str,
+    question: str,
+    *,
+    model: str,
+    choice: FormatChoice,
+    tool: dict[str, Any],
+    max_tokens: int,
+    timeout: float,
+) -> CompletionRequest:
+    """One unstreamed question; in text mode the dialect's prompt lists the tool."""
+    if choice.text_mode:
+        system += "\n\n" + choice.dialect.system_prompt(Catalog.from_openai([tool]))
+    return CompletionRequest(
+        model=model,
+        messages=[
+            {"role": "system", "content": system},
+            {"role": "user", "content": question},
+        ],
+        tools=[tool] if choice.send_tools else None,
+        max_tokens=max_tokens,
+        stream=False,
+        timeout=timeout,
+    )
+
+
 async def _reply(
     backend: ModelBackend, request: CompletionRequest
-) -> tuple[str, list[Any]]:
+) -> tuple[str, list[dict[str, Any]]]:
     """One whole reply: its text and its structured calls (raises BackendError)."""
     accumulator = ToolCallAccumulator()
     text: list[str] = []

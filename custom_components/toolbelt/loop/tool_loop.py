@@ -38,6 +38,7 @@ from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import error_text, lean_tools, result_text
 from ..toolcalls.registry import detector_for, opens_reasoning_in_template
 from ..toolcalls.streaming import StreamDetector
+from .agent_state import AgentState
 from .events import (
     CallsOut,
     ControlOut,
@@ -50,7 +51,6 @@ from .events import (
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget
-from .guidance import device_guidance
 from .takes_control import RoundCall, TakesControl, ToolAnswer, round_answer
 from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
@@ -79,10 +79,8 @@ class LoopSettings:
     max_tool_calls: int = 20
     max_device_commands: int = 3
     stream: bool = True
-    # The server applies the tool role; learned per agent, False after a 400.
-    tool_role: bool = True
     # Tool choice policy (tool_choice.py), "strict calls", and the constraint
-    # kinds the agent check saw honoured, minus any the server refused since.
+    # kinds the agent check saw honoured (minus ``AgentState.refused`` per turn).
     tool_choice: str = AUTO
     strict_calls: bool = False
     constraints: tuple[str, ...] = ()
@@ -107,23 +105,24 @@ class ToolLoop:
         executor: Executor,
         settings: LoopSettings,
         *,
-        on_tool_role_rejected: Callable[[], None] | None = None,
-        on_constraint_rejected: Callable[[str], None] | None = None,
-        warn_once: Callable[[str], None] | None = None,
+        state: AgentState | None = None,
         takes_control: Sequence[TakesControl] = (),
     ) -> None:
         """Bind the loop to a server, a tool runner and an agent's settings.
 
-        ``takes_control``: checks asked after each tool round, after the
-        results' own answers (``ToolAnswer``); the first answer ends the turn.
+        ``state``: what the agent learned about its server in earlier turns;
+        the loop updates it when a retry proves a refusal. ``takes_control``:
+        checks asked after each tool round, after the results' own answers
+        (``ToolAnswer``); the first answer ends the turn.
         """
         self._backend = backend
         self._executor = executor
         self._settings = settings
-        self._on_tool_role_rejected = on_tool_role_rejected
-        self._on_constraint_rejected = on_constraint_rejected
-        self._kinds = settings.constraints
-        self._warn_once = warn_once or _LOGGER.warning
+        self._state = state if state is not None else AgentState()
+        self._kinds = tuple(
+            k for k in settings.constraints if k not in self._state.refused
+        )
+        self._warn_once = self._state.warn_once
         self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
         self._answer_format: dict[str, Any] | None = None
 
@@ -132,15 +131,17 @@ class ToolLoop:
         messages: History,
         tools: list[dict[str, Any]],
         *,
+        guidance: str = "",
         answer_format: dict[str, Any] | None = None,
     ) -> AsyncIterator[LoopEvent]:
         """Yield events until the model gives an answer (or the caps end the turn).
 
         ``messages`` are OpenAI chat messages with the system prompt first, and
         earlier turns' ``Exchange``s; ``tools`` is the OpenAI ``tools`` list of
-        everything the agent may call. ``answer_format``: a ``response_format``
-        every request carries (an AI Task's structure); dropped for good if the
-        server refuses it.
+        everything the agent may call. ``guidance``: rules for these tools
+        that the executor's owner adds to the system prompt (HA's device
+        rules). ``answer_format``: a ``response_format`` every request carries
+        (an AI Task's structure); dropped for good if the server refuses it.
         """
         settings = self._settings
         self._answer_format = answer_format
@@ -151,8 +152,10 @@ class ToolLoop:
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
-        base = self._base_messages(messages, catalog, choice)
-        fallback = choice.text_mode or not settings.tool_role
+        base = self._base_messages(messages, catalog, choice, guidance)
+        # The one place the tool role is decided: a text dialect or a server
+        # that refused it uses fallback mode; a retry below may prove a refusal.
+        fallback = choice.text_mode or not self._state.tool_role
         exchanges: list[Exchange] = []
         key = fingerprint(catalog) if self._kinds and catalog.names else ""
 
@@ -230,8 +233,7 @@ class ToolLoop:
                 )
             if BackendBadRequestError in recovered:
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
-                if self._on_tool_role_rejected:
-                    self._on_tool_role_rejected()
+                self._state.tool_role = False
             elif dropped and constraint is not None:
                 # Only a retry that worked without it proves the refusal.
                 self._constraint_rejected(constraint.kind)
@@ -288,7 +290,9 @@ class ToolLoop:
                 return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
-                base = self._base_messages(messages, catalog, choice, wrap_up=True)
+                base = self._base_messages(
+                    messages, catalog, choice, guidance, wrap_up=True
+                )
             exchanges.append(
                 Exchange(
                     raw=cut,
@@ -382,12 +386,11 @@ class ToolLoop:
 
     def _constraint_rejected(self, kind: str) -> None:
         self._kinds = tuple(k for k in self._kinds if k != kind)
+        self._state.refused.add(kind)
         self._warn_once(
             f"The server refused the {kind} constraint; Toolbelt sends requests"
             " without it from now on"
         )
-        if self._on_constraint_rejected:
-            self._on_constraint_rejected(kind)
 
     # -- running calls -----------------------------------------------------------
 
@@ -468,15 +471,16 @@ class ToolLoop:
         messages: History,
         catalog: Catalog,
         choice: FormatChoice,
+        guidance: str,
         *,
         wrap_up: bool = False,
     ) -> History:
-        """The system prompt gains the device guidance and the dialect's prompt.
+        """The system prompt gains the tools' guidance and the dialect's prompt.
 
         At the cap (``wrap_up``) the dialect's prompt, which lists the tools,
         is left out, as native mode stops sending ``tools``.
         """
-        extra = [device_guidance(catalog.names)]
+        extra = [guidance]
         if choice.text_mode and not wrap_up:
             extra.append(choice.dialect.system_prompt(catalog))
         first = messages[0] if messages else None

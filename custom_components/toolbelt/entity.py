@@ -1,0 +1,201 @@
+"""What an Assist agent and an AI Task share: one loop run streamed into a ChatLog.
+
+Both entities are a subentry of one server: the same device, the same learned
+state (``AgentState``), the same settings, and the same way a turn's loop
+events become ChatLog deltas. HA core's own LLM integrations keep this in an
+``entity.py`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigSubentry
+from homeassistant.helpers import device_registry as dr, llm
+from homeassistant.helpers.entity import Entity
+from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+
+from . import compat
+from .backend.errors import BackendAuthError, BackendError
+from .backend.servers import ServerKind
+from .const import (
+    CONF_CONSTRAINTS,
+    CONF_MAX_DEVICE_COMMANDS,
+    CONF_MAX_TOKENS,
+    CONF_MAX_TOOL_CALLS,
+    CONF_MODEL,
+    CONF_REQUEST_TIMEOUT,
+    CONF_STRICT_CALLS,
+    CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
+    CONF_TOOL_FORMAT,
+    DEFAULT_TOOL_CHOICE,
+    DOMAIN,
+    LOGGER,
+    OPTION_DEFAULTS,
+)
+from .entry import ToolbeltConfigEntry
+from .ha_tools import device_guidance
+from .history import recorded_result
+from .loop import (
+    AgentState,
+    CallsOut,
+    ControlOut,
+    Executor,
+    HopStart,
+    LoopEvent,
+    LoopSettings,
+    ReasoningOut,
+    ResultOut,
+    TextOut,
+    ToolLoop,
+)
+from .loop.takes_control import TakesControl
+from .loop.transcript import History
+
+
+def loop_settings(options: Mapping[str, Any], kind: ServerKind) -> LoopSettings:
+    """An entity's subentry options as loop settings (the UI stores floats)."""
+    options = {**OPTION_DEFAULTS, **options}
+    return LoopSettings(
+        model=options.get(CONF_MODEL, ""),
+        tool_format=options[CONF_TOOL_FORMAT],
+        temperature=float(options[CONF_TEMPERATURE]),
+        max_tokens=int(options[CONF_MAX_TOKENS]),
+        timeout=float(options[CONF_REQUEST_TIMEOUT]),
+        max_tool_calls=int(options[CONF_MAX_TOOL_CALLS]),
+        max_device_commands=int(options[CONF_MAX_DEVICE_COMMANDS]),
+        tool_choice=str(options.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip(),
+        strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
+        constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
+        named_tool_choice=kind.named_tool_choice,
+    )
+
+
+def add_subentry_entities(
+    entry: ToolbeltConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+    subentry_type: str,
+    entity_cls: Callable[[ToolbeltConfigEntry, ConfigSubentry], Entity],
+) -> None:
+    """One entity per subentry of a platform's type, each tied to its subentry."""
+    for subentry in entry.subentries.values():
+        if subentry.subentry_type == subentry_type:
+            async_add_entities(
+                [entity_cls(entry, subentry)], config_subentry_id=subentry.subentry_id
+            )
+
+
+class ToolbeltLLMEntity(Entity):
+    """A subentry's entity that runs turns through the loop on the entry's server."""
+
+    _attr_has_entity_name = True
+    _attr_name = None
+
+    def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
+        """Describe the entity as a service device named after the subentry."""
+        self.entry = entry
+        self.subentry = subentry
+        self._attr_unique_id = subentry.subentry_id
+        self._attr_device_info = dr.DeviceInfo(
+            identifiers={(DOMAIN, subentry.subentry_id)},
+            name=subentry.title,
+            manufacturer=entry.runtime_data.kind.name,
+            model=subentry.data.get(CONF_MODEL),
+            entry_type=dr.DeviceEntryType.SERVICE,
+        )
+
+    @property
+    def agent_state(self) -> AgentState:
+        """What this entity learned about its server since the entry loaded."""
+        return self.entry.runtime_data.agent_state(self.subentry)
+
+    async def _async_run_loop(
+        self,
+        chat_log: conversation.ChatLog,
+        executor: Executor,
+        messages: History,
+        tools: list[dict[str, Any]],
+        *,
+        options: Mapping[str, Any] | None = None,
+        takes_control: Sequence[TakesControl] = (),
+        answer_format: dict[str, Any] | None = None,
+        on_result: Callable[[ResultOut], None] | None = None,
+    ) -> None:
+        """Run the loop; its events land in the ChatLog as they happen.
+
+        A backend failure is logged (and an auth failure starts re-auth), then
+        raised for the caller to say in its own way.
+        """
+        runtime = self.entry.runtime_data
+        loop = ToolLoop(
+            runtime.backend,
+            executor,
+            loop_settings(
+                self.subentry.data if options is None else options, runtime.kind
+            ),
+            state=self.agent_state,
+            takes_control=takes_control,
+        )
+        events = loop.run(
+            messages,
+            tools,
+            guidance=device_guidance(t["function"]["name"] for t in tools),
+            answer_format=answer_format,
+        )
+        try:
+            async for _content in chat_log.async_add_delta_content_stream(
+                self.entity_id, chat_log_deltas(events, on_result)
+            ):
+                pass
+        except BackendError as err:
+            if isinstance(err, BackendAuthError):
+                self.entry.async_start_reauth(self.hass)
+            LOGGER.error("%s on %s: %s", self.subentry.title, runtime.label, err)
+            raise
+
+
+async def chat_log_deltas(
+    events: AsyncIterator[LoopEvent],
+    on_result: Callable[[ResultOut], None] | None = None,
+) -> AsyncIterator[dict[str, Any]]:
+    """Loop events as ChatLog deltas; tool calls are external (the loop ran them).
+
+    Each result is also handed to ``on_result`` (the diagnostics trace).
+    """
+    async for event in events:
+        if isinstance(event, TextOut):
+            yield {"content": event.text}
+        elif isinstance(event, ReasoningOut):
+            yield {"thinking_content": event.text}
+        elif isinstance(event, HopStart):
+            yield {"role": "assistant"}
+        elif isinstance(event, ControlOut):
+            # The round's own answer: a new assistant message, spoken and kept.
+            yield {"role": "assistant"}
+            yield {"content": event.text}
+        elif isinstance(event, CallsOut):
+            # ``native`` keeps the reply as later requests repeat it.
+            yield {
+                "native": event,
+                "tool_calls": [
+                    llm.ToolInput(
+                        tool_name=call.name,
+                        tool_args=call.arguments,
+                        id=call.id,
+                        external=True,
+                    )
+                    for call in event.calls
+                ],
+            }
+        elif isinstance(event, ResultOut):
+            if on_result is not None:
+                on_result(event)
+            yield compat.tool_result_delta(
+                event.call.id,
+                event.call.name,
+                recorded_result(event),
+                failed=event.failed,
+            )

@@ -1,0 +1,124 @@
+"""What Toolbelt knows of Home Assistant's own tools, kept out of the HA-free loop.
+
+Which tools change a device or only read (by name, for HA versions whose tools
+carry no annotations), their plain names, and the device rules for the system
+prompt. The executor (ha_executor.py) answers the loop's questions from here;
+the loop itself knows no HA tool by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# HA intents that change a device's state. HA 2026.10+ says this itself through
+# ToolAnnotations.read_only; older versions only have names.
+DEVICE_COMMAND_TOOLS = frozenset(
+    {
+        "HassTurnOn",
+        "HassTurnOff",
+        "HassToggle",
+        "HassLightSet",
+        "HassSetPosition",
+        "HassOpenCover",
+        "HassCloseCover",
+        "HassClimateSetTemperature",
+        "HassClimateSetMode",
+        "HassHumidifierSetpoint",
+        "HassHumidifierMode",
+        "HassFanSetSpeed",
+        "HassMediaPause",
+        "HassMediaUnpause",
+        "HassMediaNext",
+        "HassMediaPrevious",
+        "HassSetVolume",
+        "HassSetVolumeRelative",
+        "HassMediaPlayerMute",
+        "HassMediaPlayerUnmute",
+        "HassMediaSearchAndPlay",
+        "HassVacuumStart",
+        "HassVacuumReturnToBase",
+        "HassLawnMowerStartMowing",
+        "HassLawnMowerDock",
+        "HassValveSetPosition",
+        "HassLockSet",
+    }
+)
+
+# Tools that only read; they may run concurrently with each other.
+READ_ONLY_TOOLS = frozenset(
+    {
+        "GetLiveContext",
+        "GetDateTime",
+        "GetCurrentLocation",
+        "HassGetState",
+        "HassGetWeather",
+        "HassClimateGetTemperature",
+        "HassGetCurrentDate",
+        "HassGetCurrentTime",
+        "HassTimerStatus",
+        "todo_get_items",
+        "calendar_get_events",
+    }
+)
+
+
+def plain_name(name: str) -> str:
+    """``intent__HassTurnOn`` and ``light__HassLightSet`` both become the plain name."""
+    return name.rpartition("__")[2]
+
+
+def is_device_command_name(name: str) -> bool:
+    """Name-based fallback: plain and namespaced names count the same."""
+    return plain_name(name) in DEVICE_COMMAND_TOOLS
+
+
+def is_read_only_name(name: str) -> bool:
+    """Name-based fallback for read-only tools."""
+    return plain_name(name) in READ_ONLY_TOOLS
+
+
+def _by_plain_name(names: Iterable[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name in names:
+        found.setdefault(plain_name(name), name)
+    return found
+
+
+def device_guidance(tool_names: Iterable[str]) -> str:
+    """Return the guidance block, or "" when the agent has no HA device tools.
+
+    Written once: it says only what neither HA's Assist prompt nor the tool
+    descriptions say (HA already asks for GetLiveContext before answering about
+    states, and for names over entity ids).
+    """
+    tools = _by_plain_name(tool_names)
+    if not any(name.startswith("Hass") for name in tools):
+        return ""
+    lines = [
+        "Device rules: one tool call per device; never say a device changed"
+        " unless a tool result confirms it."
+    ]
+    on, off, position = (
+        tools.get("HassTurnOn"),
+        tools.get("HassTurnOff"),
+        tools.get("HassSetPosition"),
+    )
+    if on and off:
+        cover = f"Covers: {on} opens, {off} closes"
+        cover += f", {position} sets 0-100 (100 = open)." if position else "."
+        lines.append(cover)
+    return "\n".join(lines)
+
+
+# The agent check's stand-in when an agent has no turn-on tool of its own.
+PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "HassTurnOn",
+        "description": "Turns on a device or entity",
+        "parameters": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "area": {"type": "string"}},
+        },
+    },
+}
