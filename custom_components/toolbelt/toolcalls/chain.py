@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, override
 
 from .calls import PROBING
 from .dialects.base import Dialect
@@ -58,18 +58,23 @@ class ChainDialect(Dialect):
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return self._text.system_prompt(catalog)
 
+    @override
     def stop_sequences(self) -> list[str]:
         return self._text.stop_sequences()
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         return self._text.format_result(call, result)
 
+    @override
     def may_match(self, text: str) -> bool:
         return any(d.may_match(text) for d in self.dialects)
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         text = unescape_markers(text)
         token = PROBING.set(True)
@@ -124,6 +129,7 @@ class ChainDialect(Dialect):
     def _leftover(self, content: str) -> bool:
         return bool(content) and any(m in content for m in self.markers)
 
+    @override
     def sanitize(self, text: str) -> str:
         for dialect in self.dialects:
             text = dialect.sanitize(text)

@@ -8,7 +8,7 @@ complete is kept, a cut-off element is rejected. Reasoning is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import (
@@ -83,6 +83,7 @@ class ApertusDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["<|tools_suffix|>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         for start, body_start, body_end, end in tag_blocks(

@@ -13,7 +13,7 @@ Citation markup ``<co>text</co: 0:[1]>`` is removed, keeping the text.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
 from ..catalog import fold
@@ -58,6 +58,7 @@ class CommandRDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["<|END_ACTION|>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._actions(text, catalog)
         if not found and "Action:" in text:
@@ -116,6 +117,7 @@ class CommandRDialect(Dialect):
             found.extend(Found(match.start(), end, c) for c in calls)
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         if "<co" in text or "</co" in text:
             text = _CITATION.sub("", text)

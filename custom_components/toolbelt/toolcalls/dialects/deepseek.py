@@ -16,7 +16,7 @@ there is no call after it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import (
@@ -136,6 +136,7 @@ class DeepSeekDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["<｜tool▁calls▁end｜>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._token_calls(text, catalog)
         if "DSML" in text:
@@ -255,6 +256,7 @@ class DeepSeekDialect(Dialect):
                 found.append(Found(block.start(), block_end, call))
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         if "tool" in text:
             text = _ANY_TOKEN.sub("", text)

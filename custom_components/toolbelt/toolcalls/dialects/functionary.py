@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import (
     Found,
@@ -113,6 +113,7 @@ class FunctionaryDialect(Dialect):
     )
     triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "functions.")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._v31(text, catalog)
         if "functions." in text:
@@ -201,6 +202,7 @@ class FunctionaryDialect(Dialect):
             return found if heads or (implicit and found) else []
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         text = text.replace("</function>", "")
         if "all\n" in text:

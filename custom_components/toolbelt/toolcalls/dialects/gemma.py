@@ -15,7 +15,7 @@ Reasoning is ``<|channel>thought…<channel|>`` (split out by the core).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, override
 
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import TruncatedJSONError
@@ -234,6 +234,7 @@ class GemmaDialect(Dialect):
     markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
     triggers = ("<|tool_call>", "<start_function_call>", "```tool_", "call:", "<call>")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._braced(text, catalog, _G4_CALL, _G4_QUOTE)
         found += self._braced(text, catalog, _FG_CALL, _FG_QUOTE)
@@ -316,6 +317,7 @@ class GemmaDialect(Dialect):
                 found.extend(Found(fence.start, fence.end, c) for c in calls)
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         if "<" in text:
             text = _LEFTOVERS.sub("", text)
@@ -323,6 +325,7 @@ class GemmaDialect(Dialect):
                 text = _strip_stray_channels(text)
         return text
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You can use these Python functions:\n"
@@ -333,5 +336,6 @@ class GemmaDialect(Dialect):
             "answer normally."
         )
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         return f"```tool_output\n{result_text(result)}\n```"

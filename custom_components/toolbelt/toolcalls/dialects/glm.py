@@ -9,7 +9,7 @@ so). A ``<tool_call>`` whose body is JSON belongs to the Hermes dialect.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
@@ -44,6 +44,7 @@ class GlmDialect(Dialect):
     markers = ("<tool_call>",)
     triggers = ("<tool_call>",)
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         done = 0

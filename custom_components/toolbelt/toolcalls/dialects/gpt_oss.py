@@ -13,7 +13,7 @@ call is kept (as vLLM does). Built-in recipients (``python``,
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import (
@@ -61,6 +61,7 @@ class GptOssDialect(Dialect):
     markers = ("<|channel|>", "<|start|>", "to=functions.")
     triggers = ("<|message|>", "to=functions.")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         thoughts: list[str] = []
@@ -131,5 +132,6 @@ class GptOssDialect(Dialect):
             return RejectedCall(name=name, raw=raw, reason=reason)
         return make_call(catalog, name, args, raw=raw)
 
+    @override
     def stop_sequences(self) -> list[str]:
         return ["<|call|>"]

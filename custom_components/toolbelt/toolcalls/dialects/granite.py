@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
 from ..pycall import PyCallError
@@ -48,6 +48,7 @@ class GraniteDialect(Dialect):
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         if "&lt;" in text and _ESCAPED.search(text):
             text = html.unescape(text)
@@ -111,6 +112,7 @@ class GraniteDialect(Dialect):
                 found.extend(Found(start, end, c) for c in calls or (None,))
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         text = text.replace("<|tool_call|>", "")
         return _RESPONSE_TAGS.sub("", text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, override
 
 from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
@@ -213,10 +213,12 @@ class HermesDialect(Dialect):
     )
     tags: ClassVar[tuple[tuple[str, str, bool], ...]] = HERMES_TAGS
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = parse_tagged(text, catalog, tags=self.tags)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You may call one or more functions to assist with the user query. "
@@ -229,9 +231,11 @@ class HermesDialect(Dialect):
             "Only call functions listed above. If no call is needed, answer normally."
         )
 
+    @override
     def stop_sequences(self) -> list[str]:
         return ["<tool_response>"]
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         payload = json.dumps(
             {"name": call.name, "content": result_text(result)}, ensure_ascii=False

@@ -9,7 +9,7 @@ to the ``HassCallService`` tool (when exposed); ``{name, arguments}`` and
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import (
     Found,
@@ -60,6 +60,7 @@ class HomeLlmDialect(Dialect):
         "```hass",
     )
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         for fence in find_fences(text):
@@ -95,6 +96,7 @@ class HomeLlmDialect(Dialect):
             found.extend(Found(fence.start, fence.end, call) for call in calls)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             f"Tools:\n{compact_catalog(catalog)}\n\n"

@@ -11,7 +11,7 @@ keys when exactly one catalog tool fits.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, override
 
 from ..calls import Found, build_result, make_call
 from ..jsonrepair import (
@@ -79,6 +79,7 @@ class KimiK2Dialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["<|tool_calls_section_end|>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         finder = Finder(text)
@@ -133,5 +134,6 @@ class KimiK2Dialect(Dialect):
             name = inferred
         return make_call(catalog, name, args, raw=raw, call_id=call_id or None)
 
+    @override
     def sanitize(self, text: str) -> str:
         return text.replace(_ARGS, "")

@@ -8,7 +8,7 @@ tools written as Python (``<|python_tag|>brave_search.call(query="...")``).
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, override
 
 from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
@@ -60,6 +60,7 @@ class Llama3Dialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
     triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{", "[")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         tags: list[Found] = []  # the tags themselves: cut, but no calls
@@ -87,6 +88,7 @@ class Llama3Dialect(Dialect):
             found = leading_json_calls(text, catalog)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "Given the following functions, please respond with a JSON for a function call "
@@ -97,8 +99,10 @@ class Llama3Dialect(Dialect):
             "If no function is needed, answer the user directly in plain text."
         )
 
+    @override
     def stop_sequences(self) -> list[str]:
         return ["<|eom_id|>"]
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         return json.dumps({"output": result_text(result)}, ensure_ascii=False)

@@ -8,7 +8,7 @@ and ordinary JSON in fences stay in the content.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import Found, build_result
 from ..catalog import Catalog
@@ -86,10 +86,12 @@ class MarkdownJsonDialect(Dialect):
     start_markers: ClassVar[tuple[str, ...]] = ("```",)
     triggers: ClassVar[tuple[str, ...]] = ("```", "~~~")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = fenced_json_calls(text, catalog)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             f"You can use these tools:\n{compact_catalog(catalog)}\n\n"

@@ -13,7 +13,7 @@ only count when there is no call after it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import (
     Found,
@@ -77,6 +77,7 @@ class MiniMaxDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["</minimax:tool_call>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         if "<invoke" in text:
@@ -165,5 +166,6 @@ class MiniMaxDialect(Dialect):
                 found.append(Found(start, end, None))
         return found
 
+    @override
     def sanitize(self, text: str) -> str:
         return text.replace(_M2_OPEN, "").replace(_M2_CLOSE, "")

@@ -12,7 +12,7 @@ A list whose later element was cut off keeps its complete calls.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import (
     Found,
@@ -103,6 +103,7 @@ class MistralDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[CALL_ID]")
     triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "{", "[")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         pos = text.find(MARKER)
@@ -135,6 +136,7 @@ class MistralDialect(Dialect):
                 found, _ = _compact_calls(text, start, catalog)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         import json
 

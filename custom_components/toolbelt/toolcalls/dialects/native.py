@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, override
 
 from ..calls import make_call
 from ..catalog import Catalog
@@ -72,6 +72,7 @@ class NativeDialect(Dialect):
     name: ClassVar[str] = "native"
     structured: ClassVar[bool] = True
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         content, reasoning = clean(text)
         return ParseResult(

@@ -7,7 +7,7 @@ Qwen3-Coder XML format, which the ``qwen3_coder_xml`` dialect reads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
 from ..scan import skip_ws, tag_blocks
@@ -36,6 +36,7 @@ class NemotronDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["</TOOLCALL>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         for start, body_start, _body_end, end in tag_blocks(

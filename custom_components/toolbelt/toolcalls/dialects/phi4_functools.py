@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import Found, build_result
 from ..catalog import Catalog
@@ -25,6 +25,7 @@ class FunctoolsDialect(Dialect):
     start_markers: ClassVar[tuple[str, ...]] = ("functools",)
     triggers: ClassVar[tuple[str, ...]] = (MARKER,)
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         pos = text.find(MARKER)
@@ -41,6 +42,7 @@ class FunctoolsDialect(Dialect):
             pos = text.find(MARKER, end)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You have access to these functions:\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, override
 
 from ..calls import (
     Found,
@@ -181,6 +181,7 @@ class PythonicDialect(Dialect):
         """Stop after the call block; the parser needs no closer."""
         return ["<|tool_call_end|>", "<|python_end|>"]
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._marked(text, catalog)
         if not found:
@@ -304,12 +305,14 @@ class PythonicDialect(Dialect):
         calls = python_calls(catalog, body, raw=body)
         return [Found(start, start + len(body), c) for c in calls]
 
+    @override
     def sanitize(self, text: str) -> str:
         for opener, closers in _BLOCKS:
             for token in (opener, *closers):
                 text = text.replace(token, "")
         return text
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You can call these functions:\n"
@@ -320,6 +323,7 @@ class PythonicDialect(Dialect):
             "answer normally in plain text."
         )
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         body = super().format_result(call, result)
         return body.replace(f"Result of {call.name}:", f"{call.name}() returned:", 1)

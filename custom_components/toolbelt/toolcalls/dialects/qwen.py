@@ -8,7 +8,7 @@ reasoning are found; the reasoning itself never reaches the content.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import build_result
 from ..catalog import Catalog
@@ -29,10 +29,12 @@ class QwenDialect(HermesDialect):
         ("<tool_call>", "</tool_call>", True),
     )
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = parse_tagged(text, catalog, tags=self.tags, function_tags=False)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"

@@ -8,7 +8,7 @@ becomes 21 for a number, "5123123" stays a string for a string).
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, override
 
 from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
@@ -62,6 +62,7 @@ class Qwen3CoderXmlDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "<function=")
     triggers: ClassVar[tuple[str, ...]] = ("<function=",)
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         finder = Finder(text)  # every search moves forward: linear on a flood
@@ -122,6 +123,7 @@ class Qwen3CoderXmlDialect(Dialect):
         }
         return make_call(catalog, resolved, typed, raw=raw)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "# Tools\n\nYou have access to the following functions:\n"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, override
 
 from ..calls import (
     Found,
@@ -163,6 +163,7 @@ class ReactDialect(Dialect):
 
     thought_first: ClassVar[bool] = True
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         labels = list(islice(_LABEL.finditer(text), MAX_LABELS))
         found: list[Found] = []
@@ -392,6 +393,7 @@ class ReactDialect(Dialect):
         found.extend(Found(start, end, call) for call in calls)
         return bool(calls)
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You can use tools. Available tools:\n"
@@ -406,12 +408,15 @@ class ReactDialect(Dialect):
             "Final Answer: <your answer to the user>"
         )
 
+    @override
     def stop_sequences(self) -> list[str]:
         return ["Observation:", "\nObservation", "Observation :", "\nobservation:"]
 
+    @override
     def format_result(self, call: ToolCall, result: Any) -> str:
         return f"Observation: {result_text(result)}"
 
+    @override
     def sanitize(self, text: str) -> str:
         answer = _final_blob(text)
         return answer if answer is not None else strip_react(text)

@@ -8,7 +8,7 @@ call format inside its thinking, so calls there only count when none follow.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
@@ -53,6 +53,7 @@ class SeedOssDialect(Dialect):
     markers = (_OPEN,)
     triggers = (_OPEN,)
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
@@ -82,6 +83,7 @@ class SeedOssDialect(Dialect):
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
+    @override
     def sanitize(self, text: str) -> str:
         if "<seed:cot_budget_reflect>" in text:
             text = _BUDGET.sub("", text)

@@ -8,7 +8,7 @@ a ```` ```json ```` or plain fence, ``{"tool_calls": [...]}``, or inside
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import ClassVar, override
 
 from ..calls import build_result
 from ..catalog import Catalog
@@ -29,6 +29,7 @@ class XlamDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "```json")
     triggers: ClassVar[tuple[str, ...]] = ("{", "[")
 
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = fenced_json_calls(text, catalog, langs=JSON_LANGS)
         if "<tool_call>" in text:
@@ -45,6 +46,7 @@ class XlamDialect(Dialect):
             text, _drop_overlaps(found), self.name, sanitize=self.sanitize
         )
 
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You are an expert in composing functions. Available tools:\n"
