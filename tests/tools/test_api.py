@@ -40,8 +40,7 @@ from custom_components.toolbelt.tools.const import (
     ISSUE_SEARCH_AUTH,
     SUBENTRY_TYPE_TOOLS,
 )
-
-from .conftest import LocalServer, StartServer
+from tests.local_server import LocalServer, StartServer
 
 PAGE = """<html><head><title>Eclipse guide</title></head><body>
 <nav>Home | Shop</nav><article><h1>Eclipse guide</h1>

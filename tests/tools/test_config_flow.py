@@ -31,8 +31,8 @@ from custom_components.toolbelt.tools.const import (
     DOMAIN,
     SUBENTRY_TYPE_TOOLS,
 )
+from tests.local_server import StartServer
 
-from .conftest import StartServer
 from .test_memory_mcp import TOKEN, MemoryMcpServer
 
 

@@ -18,8 +18,8 @@ from custom_components.toolbelt.tools.fetch.extract import (
 )
 from custom_components.toolbelt.tools.fetch.fetcher import WebFetcher
 from custom_components.toolbelt.tools.fetch.ssrf import parse_allow_list
+from tests.local_server import LocalServer, StartServer
 
-from .conftest import LocalServer, StartServer
 from .test_ssrf import MappedResolver
 
 ARTICLE = """<!DOCTYPE html>

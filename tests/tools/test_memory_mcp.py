@@ -19,8 +19,7 @@ from custom_components.toolbelt.tools.errors import (
     ToolError,
 )
 from custom_components.toolbelt.tools.memory.mcp import McpClient, McpMemory
-
-from .conftest import StartServer
+from tests.local_server import StartServer
 
 TOKEN = "mcp-secret"
 

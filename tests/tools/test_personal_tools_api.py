@@ -15,8 +15,8 @@ from custom_components.toolbelt.tools.const import (
     CONF_SEARCH_BACKEND,
     CONF_SEARCH_URL,
 )
+from tests.local_server import StartServer
 
-from .conftest import StartServer
 from .test_api import call, setup_api, tools_entry
 
 __all__ = ["setup_api"]

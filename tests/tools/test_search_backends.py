@@ -22,8 +22,7 @@ from custom_components.toolbelt.tools.search.brave import BraveSearch
 from custom_components.toolbelt.tools.search.duckduckgo import DuckDuckGoSearch
 from custom_components.toolbelt.tools.search.searxng import SearxngSearch
 from custom_components.toolbelt.tools.search.tavily import TavilySearch
-
-from .conftest import StartServer
+from tests.local_server import StartServer
 
 KEY = "good-key-123"
 

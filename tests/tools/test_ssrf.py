@@ -17,8 +17,7 @@ from custom_components.toolbelt.tools.fetch.ssrf import (
     check_url,
     parse_allow_list,
 )
-
-from .conftest import StartServer
+from tests.local_server import StartServer
 
 
 class MappedResolver(AbstractResolver):

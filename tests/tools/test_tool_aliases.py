@@ -14,8 +14,8 @@ from custom_components.toolbelt.toolcalls.aliases import MEANINGS
 from custom_components.toolbelt.tools.api import OUR_CATALOG, async_get_turn_record
 from custom_components.toolbelt.tools.const import CONF_SEARCH_BACKEND, CONF_SEARCH_URL
 from custom_components.toolbelt.tools.definitions import TOOLS_BY_NAME
+from tests.local_server import StartServer
 
-from .conftest import StartServer
 from .test_api import call, llm_context, setup_api, tools_entry
 
 __all__ = ["setup_api"]
