@@ -234,3 +234,29 @@ async def test_text_mode_cap_is_told_and_catalog_withdrawn(
     assert told["role"] == "user"
     assert told["content"].startswith("Observation:")
     assert "NOTE: that was tool call 2 of 2" in told["content"]
+
+
+async def test_a_harmony_final_written_beside_a_call_is_never_spoken(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """gpt-oss may write a `final` channel after its call, before the result
+    exists: that guess is not the answer. The answer after the result is."""
+    await async_add_toolbelt(hass, openai_server, model="gpt-oss-20b")
+    guess = "The kitchen light is already on."
+    reply = (
+        "<|channel|>analysis<|message|>The user wants the light on.<|end|>"
+        "<|start|>assistant<|channel|>commentary to=functions.HassTurnOn"
+        ' <|constrain|>json<|message|>{"name": "Kitchen light"}<|call|>'
+        f"<|start|>assistant<|channel|>final<|message|>{guess}<|return|>"
+    )
+    openai_server.reply_text(reply, chunks=list(reply))
+    openai_server.reply_text(ANSWER, chunks=list(ANSWER))
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    assert streamed_text(deltas) == ANSWER
+    assert guess not in streamed_text(deltas)
+    # The model reads its own result, not the guess it made before it.
+    assert openai_server.requests[1].messages[-1]["role"] == "tool"
