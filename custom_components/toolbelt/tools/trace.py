@@ -127,4 +127,5 @@ def _short(value: Any) -> str:
 
 
 def now_iso() -> str:
+    """The current UTC time as the trace writes it (milliseconds, ISO 8601)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 import ipaddress
 import socket
-from typing import Protocol
+from typing import Protocol, override
 
 from yarl import URL
 
@@ -45,6 +45,7 @@ _NOT_PUBLIC_V6 = (
 class Resolver(Protocol):
     """What we need from a resolver: aiohttp's AbstractResolver has this shape."""
 
+    @override
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = ...
     ) -> list: ...

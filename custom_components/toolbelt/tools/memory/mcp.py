@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Mapping
 import itertools
 import json
-from typing import Any
+from typing import Any, override
 
 import aiohttp
 
@@ -214,14 +214,17 @@ class McpMemory(MemoryBackend):
         tools = await self._client.tools()
         return [a for a, name in self._tool_names.items() if name not in tools]
 
+    @override
     async def search(self, user_id: str | None, query: str, limit: int) -> list[Memory]:
         text = await self._call("search", user_id, {"query": query, "limit": limit})
         return [Memory(id=None, content=text or "No memories found.")]
 
+    @override
     async def store(self, user_id: str | None, content: str) -> Memory:
         text = await self._call("store", user_id, {"content": content})
         return Memory(id=None, content=text or f"Stored: {content}")
 
+    @override
     async def update(
         self,
         user_id: str | None,
@@ -240,6 +243,7 @@ class McpMemory(MemoryBackend):
         )
         return Memory(id=None, content=text or f"Updated memory {memory_id}.")
 
+    @override
     async def delete(
         self, user_id: str | None, memory_id: str, *, may_change_shared: bool = True
     ) -> Memory:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, override
 
 from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
@@ -20,6 +20,7 @@ class BraveSearch(SearchBackend):
         "Toolbelt tools settings."
     )
 
+    @override
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:

@@ -6,7 +6,7 @@ It can rate-limit (a 202 'anomaly' page) and its markup can change, so errors sa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, override
 from urllib.parse import parse_qs, urlparse
 
 import lxml.html
@@ -33,6 +33,7 @@ class DuckDuckGoSearch(SearchBackend):
     name = "DuckDuckGo"
     default_url = DDG_URL
 
+    @override
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:

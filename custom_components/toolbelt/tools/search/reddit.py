@@ -9,7 +9,7 @@ ours names the integration. It may refuse busy or cloud addresses (HTTP 403 or
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, override
 
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
@@ -32,6 +32,7 @@ class RedditSearch(SearchBackend):
         "search instead."
     )
 
+    @override
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import override
+
 from .base import SearchBackend, SearchKind, SearchResult, clean
 
 _SCOPES = {
@@ -23,6 +25,7 @@ class SearxngSearch(SearchBackend):
         "settings.yml and restart it."
     )
 
+    @override
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:

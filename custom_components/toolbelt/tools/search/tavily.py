@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, override
 
 from ..errors import ServiceAuthError
 from .base import SearchBackend, SearchKind, SearchResult, clean
@@ -19,6 +19,7 @@ class TavilySearch(SearchBackend):
         "Check the Tavily API key (app.tavily.com) in the Toolbelt tools settings."
     )
 
+    @override
     async def search(
         self, query: str, kind: SearchKind, max_results: int
     ) -> list[SearchResult]:
