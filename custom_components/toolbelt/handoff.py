@@ -32,6 +32,11 @@ HANDOFF_TIMEOUT = 120.0
 _CHAIN: ContextVar[tuple[str, ...]] = ContextVar("toolbelt_handoff_chain", default=())
 
 
+def handoff_in_progress() -> bool:
+    """Whether this turn runs inside another agent's hand-off (it is not the first)."""
+    return bool(_CHAIN.get())
+
+
 class HandoffError(Exception):
     """The hand-off cannot happen; the message tells the model what to do."""
 

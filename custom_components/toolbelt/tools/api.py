@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 import time
 from typing import Any
 
@@ -19,6 +20,7 @@ from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
+from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
@@ -58,6 +60,8 @@ DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
 # All our tools, offered or not: calls by any name resolve here as the parser
 # resolves them (folding, namespaces, the alias table).
 OUR_CATALOG = Catalog([ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS])
+# The retention purge also runs this often, so it holds when nobody talks.
+PURGE_INTERVAL = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,33 @@ class ToolsHub:
         self._unsub_stop = hass.bus.async_listen_once(
             EVENT_HOMEASSISTANT_STOP, self._async_on_stop
         )
+        self._unsub_purge: Callable[[], None] | None = async_track_time_interval(
+            hass, self._async_purge_now, PURGE_INTERVAL, name="toolbelt history purge"
+        )
+
+    @callback
+    def async_purge_history(self) -> None:
+        """Delete turns older than the retention now, in the background.
+
+        The purge is queued on the database thread at once (eager start), so a
+        close that follows runs after it.
+        """
+        self.hass.async_create_task(
+            self._async_purge(), "toolbelt history purge", eager_start=True
+        )
+
+    @callback
+    def _async_purge_now(self, _now: datetime) -> None:
+        self.async_purge_history()
+
+    async def _async_purge(self) -> None:
+        try:
+            purged = await self.stores().history.purge(self.settings().history_days)
+        except ToolError as err:
+            LOGGER.warning("Toolbelt could not purge old history turns: %s", err)
+            return
+        if purged:
+            LOGGER.debug("Purged %d history turns past the retention", purged)
 
     async def _async_on_stop(self, _event: Event) -> None:
         self._unsub_stop = None
@@ -169,10 +200,13 @@ class ToolsHub:
         return self._stores
 
     async def async_close(self) -> None:
-        """Close the database (its thread and connection)."""
+        """Stop the daily purge, close the database (its thread and connection)."""
         if self._unsub_stop is not None:
             self._unsub_stop()
             self._unsub_stop = None
+        if self._unsub_purge is not None:
+            self._unsub_purge()
+            self._unsub_purge = None
         self._services = None
         self._sqlite = None
         self._stores = None
@@ -394,6 +428,8 @@ async def async_setup_tools_api(
     if hub.unregister_api is None:
         hub.unregister_api = llm.async_register_api(hass, ToolbeltToolsAPI(hass, hub))
     hub.entries.append(entry)
+    # A changed retention reloads the entry, so this applies it at once.
+    hub.async_purge_history()
 
     @callback
     def unregister() -> None:

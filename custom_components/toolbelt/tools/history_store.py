@@ -5,9 +5,10 @@ never a tool's arguments or results. A conversation without an HA user reads and
 writes the shared history (owner NULL) and nothing else; a user reads and forgets
 only their own turns, whatever id is guessed.
 
-Turns older than the retention are purged, and each owner keeps at most
-MAX_HISTORY_TURNS. Forgetting really deletes: the rows, their FTS index entries
-(the index is rebuilt) and the freed pages (secure_delete), then the WAL is emptied.
+Turns older than the retention are purged (when a turn is recorded, and by the
+hub at setup and daily), and each owner keeps at most MAX_HISTORY_TURNS.
+Forgetting really deletes: the rows, their FTS index entries (the index is
+rebuilt) and the freed pages (secure_delete), then the WAL is emptied.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from .sqlite_db import SqliteDatabase, fts_words, transaction, wipe_freed_pages
 
 MAX_USER_TEXT = 2000
 MAX_ANSWER = 4000
+# Forget by words deletes at most this many turns; more must go by id.
+MAX_FORGET_BY_WORDS = 3
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS history (
     id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a forgotten id stays gone
@@ -80,13 +83,8 @@ class HistoryStore:
 
         Returns the new turn's id, or None when nothing was stored.
         """
-        now = datetime.now(UTC)
-        created = now.isoformat(timespec="seconds")
-        cutoff = (
-            (now - timedelta(days=retention_days)).isoformat(timespec="seconds")
-            if retention_days > 0
-            else None  # 0 days: keep nothing
-        )
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        cutoff = _cutoff(retention_days)
         user_text = _clip(user_text, MAX_USER_TEXT)
         answer = _clip(answer, MAX_ANSWER)
         names = ",".join(dict.fromkeys(t for t in tools if t))
@@ -121,7 +119,7 @@ class HistoryStore:
         return await self._db.run(run)
 
     async def search(self, owner: str | None, query: str, limit: int) -> list[Turn]:
-        """The owner's turns matching the words, best match first."""
+        """The owner's turns matching any of the words, best match first."""
         match = fts_words(query)
         if match is None:
             raise ToolError("search needs 'query': words to look for.")
@@ -140,11 +138,15 @@ class HistoryStore:
     async def forget(
         self, owner: str | None, *, turn_id: int | None = None, query: str = ""
     ) -> list[Turn]:
-        """Delete one turn by id, or every turn matching the words; return them.
+        """Delete one turn by id, or the few turns holding all the words; return them.
 
         Only the owner's turns are looked at, so another user's id matches nothing.
+        Words match a turn only when every one of them is in it (stopwords
+        dropped), and words matching more than MAX_FORGET_BY_WORDS turns delete
+        nothing: the model is told to search and forget by id, so a vague request
+        cannot wipe unrelated turns.
         """
-        match = fts_words(query) if turn_id is None else None
+        match = fts_words(query, match_all=True) if turn_id is None else None
         if turn_id is None and match is None:
             raise ToolError("forget needs 'turn_id' or 'query'.")
 
@@ -162,6 +164,13 @@ class HistoryStore:
                         "WHERE history_fts MATCH ? AND h.owner IS ?",
                         (match, owner),
                     ).fetchall()
+                    if len(rows) > MAX_FORGET_BY_WORDS:
+                        raise ToolError(
+                            f"'{query}' matches {len(rows)} past turns, too many to "
+                            "forget by words; nothing was deleted. Search the history "
+                            "first, then forget the turns the user means by turn_id, "
+                            "one call per turn."
+                        )
                 conn.executemany(
                     "DELETE FROM history WHERE id = ?", [(row["id"],) for row in rows]
                 )
@@ -170,6 +179,28 @@ class HistoryStore:
             return [_turn(row) for row in rows]
 
         return await self._db.run(run)
+
+    async def purge(self, retention_days: int) -> int:
+        """Delete everyone's turns older than the retention (all when 0), for good.
+
+        Runs at setup and daily, so the retention holds when nobody talks to an
+        agent. Does nothing (and creates no file) when there is no database yet.
+        """
+        cutoff = _cutoff(retention_days)
+
+        def run(conn: sqlite3.Connection) -> int:
+            with transaction(conn):
+                if cutoff is None:
+                    purged = conn.execute("DELETE FROM history").rowcount
+                else:
+                    purged = conn.execute(
+                        "DELETE FROM history WHERE created < ?", (cutoff,)
+                    ).rowcount
+            if purged:
+                wipe_freed_pages(conn, "history_fts")
+            return purged
+
+        return await self._db.run_if_exists(run) or 0
 
     async def counts(self) -> dict[str, int]:
         """How many turns are kept, in total and for the shared history."""
@@ -198,6 +229,15 @@ def _purge(
         {"owner": owner, "cap": cap},
     ).rowcount
     return old + over
+
+
+def _cutoff(retention_days: int) -> str | None:
+    """The oldest creation time kept; None when 0 days keeps nothing."""
+    if retention_days <= 0:
+        return None
+    return (datetime.now(UTC) - timedelta(days=retention_days)).isoformat(
+        timespec="seconds"
+    )
 
 
 def _turn(row: sqlite3.Row) -> Turn:

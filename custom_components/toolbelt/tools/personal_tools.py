@@ -39,11 +39,11 @@ async def history(
     """Past conversations with this user: what they said and what you answered.
 
     Search it when the user refers to an earlier conversation; forget turns the
-    user wants erased, by id or by words.
+    user wants erased, by id (search first) or by words that are all in the turn.
 
     Args:
         action: search, recent or forget.
-        query: Words to look for (search, forget).
+        query: Words to look for (search); words all in the turns to forget.
         turn_id: Id of a turn from search or recent (forget).
         limit: Most turns to return (search, recent).
     """

@@ -12,7 +12,7 @@ import re
 import sqlite3
 
 from .errors import ToolError
-from .sqlite_db import SqliteDatabase, transaction
+from .sqlite_db import SqliteDatabase, transaction, wipe_freed_pages
 
 MAX_KEY = 40
 MAX_VALUE = 200
@@ -83,7 +83,7 @@ class ProfileStore:
         return await self._db.run(run)
 
     async def delete(self, owner: str, key: str) -> str:
-        """Remove one attribute and commit; returns the value it had."""
+        """Remove one attribute for good and commit; returns the value it had."""
         key = normalise_key(key)
 
         def run(conn: sqlite3.Connection) -> str:
@@ -99,6 +99,7 @@ class ProfileStore:
                 conn.execute(
                     "DELETE FROM profiles WHERE owner = ? AND key = ?", (owner, key)
                 )
+            wipe_freed_pages(conn)  # the old value leaves the WAL too
             return row["value"]
 
         return await self._db.run(run)

@@ -23,6 +23,13 @@ from .errors import ToolError
 
 T = TypeVar("T")
 SCHEMA_VERSION = 2
+# Words in almost every sentence: they would drown (in search) or widen (in a
+# forget by words) the ones that matter.
+STOPWORDS = frozenset(
+    "a about an and are as asked at be by did do does for from had has have he"
+    " her his i in is it me my of on or our said say she that the their they"
+    " this to told was we what when where which who with you your".split()
+)
 
 
 class SqliteDatabase:
@@ -47,6 +54,21 @@ class SqliteDatabase:
         """Run fn(connection) on the database thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._with_conn, fn)
+
+    async def run_if_exists(self, fn: Callable[[sqlite3.Connection], T]) -> T | None:
+        """Like run, but None (and no file created) when there is no file yet.
+
+        Housekeeping (the retention purge at setup) must not create the file for
+        someone who never used the tools.
+        """
+
+        def maybe(conn_fn: Callable[[sqlite3.Connection], T]) -> T | None:
+            if self._conn is None and not self.path.exists():
+                return None
+            return self._with_conn(conn_fn)
+
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, maybe, fn)
 
     def _with_conn(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:
@@ -113,24 +135,34 @@ class transaction:
         self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
-def wipe_freed_pages(conn: sqlite3.Connection, fts_table: str) -> None:
+def wipe_freed_pages(conn: sqlite3.Connection, fts_table: str | None = None) -> None:
     """After a deletion that must really delete: rebuild the FTS index, checkpoint.
 
     An FTS5 delete only adds a tombstone; 'optimize' rewrites the index without
     the deleted words (secure_delete zeroes the freed pages). The checkpoint moves
     the WAL into the file and empties it, so no old page image stays behind.
+    Tables without a full-text index (profiles, persona notes) pass no fts_table.
     """
-    conn.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES ('optimize')")
+    if fts_table is not None:
+        conn.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES ('optimize')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def fts_words(query: str, stopwords: frozenset[str] = frozenset()) -> str | None:
-    """Free text as an FTS5 OR-query of quoted words; None when it has no words."""
+def fts_words(
+    query: str, stopwords: frozenset[str] = STOPWORDS, *, match_all: bool = False
+) -> str | None:
+    """Free text as an FTS5 query of quoted words; None when it has no words.
+
+    Any word matches (OR, for ranked search) unless match_all: then every word
+    must be in the row (AND, for deleting). Stopwords are dropped unless the
+    query has nothing else.
+    """
     words = [w.lower() for w in _WORD.findall(query or "")]
     useful = [w for w in words if w not in stopwords] or words
     if not useful:
         return None
-    return " OR ".join(f'"{word}"' for word in dict.fromkeys(useful))
+    joiner = " AND " if match_all else " OR "
+    return joiner.join(f'"{word}"' for word in dict.fromkeys(useful))
 
 
 _WORD = re.compile(r"\w+")

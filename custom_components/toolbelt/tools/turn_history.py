@@ -4,6 +4,11 @@ Only what the user said, the final answer and the names of the tools used are ke
 tool arguments and results never are. Turns are recorded only for agents that
 offer our tools (so the user can search and forget them), and the write runs in
 the background so the answer is not held up by the disk.
+
+Not recorded: a turn that asked to erase something (history forget, memory
+delete, profile delete), since its words name what the user wants gone; and the
+turn of an agent that answers a hand-off, because the agent that handed off
+records the turn once, with the final answer.
 """
 
 from __future__ import annotations
@@ -15,11 +20,16 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant, callback
 
+from ..handoff import handoff_in_progress
 from .api import DATA_TOOLS, is_toolbelt_tool
 from .errors import ToolError
 from .history_store import HistoryStore
 
 _LOGGER = logging.getLogger(__name__)
+# (tool, action) of calls that erase what the user said or stored.
+ERASING_CALLS = frozenset(
+    {("history", "forget"), ("memory", "delete"), ("profile", "delete")}
+)
 
 
 @callback
@@ -35,8 +45,17 @@ def async_record_turn(
         return
     if not any(is_toolbelt_tool(tool) for tool in llm_api.tools):
         return
+    if handoff_in_progress():
+        return
+    context = user_input.context
+    record = hub.traces.get(context.id) if context else None
+    if record is not None and any(
+        (call.tool, (call.action or "").strip().lower()) in ERASING_CALLS
+        for call in record.calls
+    ):
+        return
     answer, tools = finished_turn(chat_log.content)
-    owner = user_input.context.user_id if user_input.context else None
+    owner = context.user_id if context else None
     hass.async_create_task(
         _record(
             hub.stores().history,

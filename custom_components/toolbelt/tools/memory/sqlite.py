@@ -13,7 +13,7 @@ import sqlite3
 from typing import TypeVar
 
 from ..errors import MemoryNotFoundError, SharedMemoryLockedError, ToolError
-from ..sqlite_db import SqliteDatabase, fts_words, transaction
+from ..sqlite_db import SqliteDatabase, fts_words, transaction, wipe_freed_pages
 from .base import Memory, MemoryBackend, normalise_id
 
 T = TypeVar("T")
@@ -44,47 +44,6 @@ CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF content ON memories BEG
 END;
 """
 _VISIBLE = "(m.owner IS NULL OR m.owner = :user)"
-# Words that match almost every fact and would drown the ones that matter.
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "does",
-        "for",
-        "from",
-        "have",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "with",
-        "you",
-        "your",
-    ]
-)
 MAX_CONTENT = 2000
 
 
@@ -194,13 +153,15 @@ class SqliteMemory(MemoryBackend):
     async def delete(
         self, user_id: str | None, memory_id: str, *, may_change_shared: bool = True
     ) -> Memory:
-        """Delete a visible fact and commit."""
+        """Delete a visible fact and commit; its text is then nowhere in the file."""
         row_id = _row_id(memory_id)
 
         def run(conn: sqlite3.Connection) -> Memory:
             with transaction(conn):
                 row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute("DELETE FROM memories WHERE id = ?", (row_id,))
+            # The fact's words leave the index, the freed pages and the WAL.
+            wipe_freed_pages(conn, "memories_fts")
             return _memory(row)
 
         return await self._run(run)
@@ -267,4 +228,4 @@ def _clean_content(content: str) -> str:
 
 def _fts_query(query: str) -> str | None:
     """Turn free text into an FTS5 OR-query of quoted words; None lists recent."""
-    return fts_words(query, _STOPWORDS)
+    return fts_words(query)
