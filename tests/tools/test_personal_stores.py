@@ -108,15 +108,74 @@ async def test_forget_really_deletes_rows_index_and_bytes(
     assert SECRET.encode() not in file_bytes(db)
     # The FTS index has no trace of the word either (its vocabulary table).
 
-    def vocabulary(conn: sqlite3.Connection) -> list[str]:
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, history_fts, row)"
-        )
-        return [row[0] for row in conn.execute("SELECT term FROM temp.v")]
-
-    assert SECRET not in await db.run(vocabulary)
+    assert SECRET not in await db.run(vocabulary_of("history_fts"))
     with pytest.raises(ToolError, match="turn_id"):
         await history.forget(ALICE)
+
+
+def vocabulary_of(table: str):
+    """A query listing every word the FTS index of ``table`` still holds."""
+
+    def vocabulary(conn: sqlite3.Connection) -> list[str]:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.v_{table} "
+            f"USING fts5vocab(main, {table}, row)"
+        )
+        return [row[0] for row in conn.execute(f"SELECT term FROM temp.v_{table}")]
+
+    return vocabulary
+
+
+async def test_forget_by_words_deletes_only_turns_holding_every_word(
+    db: SqliteDatabase,
+) -> None:
+    """'the trip to Paris' forgets the Paris turn, not every turn saying 'the'."""
+    history = HistoryStore(db)
+    for text in (
+        "turn on the kitchen light",
+        "what is the weather",
+        "play some jazz",
+        "book the trip to Paris",
+        "is Paris nice in May",
+    ):
+        await history.record(ALICE, text, "Done.", [], retention_days=30)
+
+    # Search ranks by any word, but 'the' and 'to' no longer match everything.
+    found = await history.search(ALICE, "the trip to Paris", 10)
+    assert [t.user_text for t in found] == [
+        "book the trip to Paris",
+        "is Paris nice in May",
+    ]
+
+    gone = await history.forget(ALICE, query="the trip to Paris")
+
+    assert [t.user_text for t in gone] == ["book the trip to Paris"]
+    assert [t.user_text for t in await history.recent(ALICE, 10)] == [
+        "is Paris nice in May",
+        "play some jazz",
+        "what is the weather",
+        "turn on the kitchen light",
+    ]
+
+
+async def test_forget_by_words_matching_many_turns_deletes_nothing(
+    db: SqliteDatabase,
+) -> None:
+    """Words in more than three turns are refused: search, then forget by id."""
+    history = HistoryStore(db)
+    for room in ("kitchen", "hall", "porch", "garage"):
+        await history.record(
+            ALICE, f"turn on the {room} light", "Done.", [], retention_days=30
+        )
+
+    with pytest.raises(ToolError, match="matches 4 past turns") as refused:
+        await history.forget(ALICE, query="light")
+
+    assert "forget the turns the user means by turn_id" in str(refused.value)
+    assert len(await history.recent(ALICE, 10)) == 4
+    assert [t.user_text for t in await history.forget(ALICE, query="porch light")] == [
+        "turn on the porch light"
+    ]
 
 
 async def test_retention_and_size_cap_purge_old_turns(db: SqliteDatabase) -> None:
@@ -147,6 +206,38 @@ async def test_retention_and_size_cap_purge_old_turns(db: SqliteDatabase) -> Non
     ]
     assert [t.id for t in await capped.recent(ALICE, 10)] == ids[:1:-1]
     assert MAX_HISTORY_TURNS >= 1000  # the real cap is generous
+
+
+async def test_purge_applies_the_retention_without_a_new_turn(
+    db: SqliteDatabase, tmp_path: Path
+) -> None:
+    """purge() (setup, daily) drops old turns of every owner; 0 days drops all."""
+    history = HistoryStore(db)
+    old = await history.record(
+        ALICE, f"old {SECRET}", "old answer", [], retention_days=30
+    )
+    new = await history.record(None, "new question", "new", [], retention_days=30)
+
+    def age(conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "UPDATE history SET created = '2000-01-01T00:00:00+00:00' WHERE id = ?",
+            (old,),
+        )
+
+    await db.run(age)
+
+    assert await history.purge(30) == 1
+    assert await history.recent(ALICE, 5) == []
+    assert [t.id for t in await history.recent(None, 5)] == [new]
+    assert SECRET.encode() not in file_bytes(db)
+    assert await history.purge(0) == 1
+    assert await history.recent(None, 5) == []
+
+    # No database yet: nothing is created just to purge it.
+    fresh = SqliteDatabase(tmp_path / "none" / "toolbelt_memory.db")
+    assert await HistoryStore(fresh).purge(30) == 0
+    assert not fresh.path.parent.exists()
+    await fresh.async_close()
 
 
 async def test_long_turns_are_clipped(db: SqliteDatabase) -> None:
@@ -209,6 +300,48 @@ async def test_persona_notes_are_per_agent_and_capped(db: SqliteDatabase) -> Non
     assert removed.note == "I like short answers."
     assert len(await persona.get("agent-a")) == MAX_NOTES - 1
     assert persona_line([]) == ""
+
+
+async def test_profile_delete_leaves_no_bytes(db: SqliteDatabase) -> None:
+    """A deleted attribute's value is in neither the file nor its WAL."""
+    profiles = ProfileStore(db)
+    await profiles.set(ALICE, "units", "metric")
+    await profiles.set(ALICE, "nickname", SECRET)
+    assert SECRET.encode() in file_bytes(db)
+
+    assert await profiles.delete(ALICE, "nickname") == SECRET
+
+    assert SECRET.encode() not in file_bytes(db)
+    assert await profiles.get(ALICE) == {"units": "metric"}
+
+
+async def test_persona_remove_leaves_no_bytes(db: SqliteDatabase) -> None:
+    """A removed note is in neither the file nor its WAL."""
+    persona = PersonaStore(db)
+    keep = await persona.add("agent-a", "I like short answers.")
+    note = await persona.add("agent-a", f"I call the user {SECRET}.")
+    assert SECRET.encode() in file_bytes(db)
+
+    await persona.remove("agent-a", note.id)
+
+    assert SECRET.encode() not in file_bytes(db)
+    assert await persona.get("agent-a") == [keep]
+
+
+async def test_memory_delete_leaves_no_bytes_and_no_index_word(
+    db: SqliteDatabase,
+) -> None:
+    """A deleted memory's words are in no file page, no WAL frame, no FTS term."""
+    memory = SqliteMemory(db)
+    keep = await memory.store(ALICE, "Alice likes tea.")
+    fact = await memory.store(ALICE, f"Alice's locker code is {SECRET}.")
+    assert SECRET.encode() in file_bytes(db)
+
+    await memory.delete(ALICE, fact.id)
+
+    assert SECRET.encode() not in file_bytes(db)
+    assert SECRET not in await db.run(vocabulary_of("memories_fts"))
+    assert [m.id for m in await memory.search(ALICE, "", 5)] == [keep.id]
 
 
 async def test_stores_share_one_file_with_memory(db: SqliteDatabase) -> None:
