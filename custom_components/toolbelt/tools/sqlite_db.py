@@ -23,12 +23,62 @@ from .errors import ToolError
 
 T = TypeVar("T")
 SCHEMA_VERSION = 2
-# Words in almost every sentence: they would drown (in search) or widen (in a
-# forget by words) the ones that matter.
+# Words in almost every sentence: in a ranked search they drown the words that
+# matter, and a forget by words must not hinge on them.
 STOPWORDS = frozenset(
-    "a about an and are as asked at be by did do does for from had has have he"
-    " her his i in is it me my of on or our said say she that the their they"
-    " this to told was we what when where which who with you your".split()
+    [
+        "a",
+        "about",
+        "an",
+        "and",
+        "are",
+        "as",
+        "asked",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "said",
+        "say",
+        "she",
+        "that",
+        "the",
+        "their",
+        "they",
+        "this",
+        "to",
+        "told",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 
