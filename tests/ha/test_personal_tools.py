@@ -19,10 +19,12 @@ from custom_components.toolbelt.compat import unwrap_tool_result
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_HANDOFF_TARGETS,
     CONF_MODEL,
     CONF_SERVER_KIND,
     DOMAIN,
 )
+from custom_components.toolbelt.redaction import REDACTED
 from custom_components.toolbelt.tools.api import DATA_TOOLS
 from custom_components.toolbelt.tools.const import (
     API_ID,
@@ -128,7 +130,12 @@ async def test_turns_are_recorded_without_tool_payloads_and_found_later(
     assert "pelican" in tool_result(openai_server, 1)
 
     openai_server.reply_tool_calls(
-        [{"name": "history", "arguments": {"action": "search", "query": "birds"}}]
+        [
+            {
+                "name": "history",
+                "arguments": {"action": "search", "query": "big sea birds"},
+            }
+        ]
     )
     openai_server.reply_text("Earlier you asked about birds.")
     later = await converse(hass, "What did we talk about?", user)
@@ -159,8 +166,79 @@ async def test_turns_are_recorded_without_tool_payloads_and_found_later(
     assert diag["stored"]["history"] == {"turns": 3, "shared_turns": 1, "users": 1}
     assert diag["stored"]["history_days"] == 30
     dumped = json.dumps(diag)
-    assert "Which birds do I like?" not in dumped
+    # The history search is traced, and what was searched for shows as a length.
+    searched = [
+        call["arguments"]
+        for turn in diag["tools"]["recent_turns"]
+        for call in turn["calls"]
+        if call["tool"] == "history" and call["action"] == "search"
+    ]
+    assert searched == [{"action": "search", "query": "<13 characters>"}]
     assert "sea birds" not in dumped
+    assert "pelican" not in dumped
+    await unload(hass, entry)
+
+
+async def test_diagnostics_show_what_people_tell_the_tools_only_as_lengths(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    hass_admin_user,
+    hass_client,
+) -> None:
+    """Profile values, persona notes, history and memory searches and a hand-off
+    note go into the traces of a bug report as lengths, never as text."""
+    entry = await add_toolbelt(hass, openai_server)
+    agent = agent_subentry(entry)
+    hass.config_entries.async_update_subentry(
+        entry,
+        agent,
+        data={**agent.data, CONF_HANDOFF_TARGETS: ["conversation.home_assistant"]},
+    )
+    await hass.async_block_till_done()
+    private = {
+        "profile": {"action": "set", "key": "condition", "value": "type-2 diabetic"},
+        "self": {"action": "add", "note": "I never mention Sam's relapse."},
+        "history": {"action": "search", "query": "divorce lawyer"},
+        "memory": {"action": "search", "query": "custody hearing"},
+        "handoff": {
+            "agent": "conversation.home_assistant",
+            "note": "Sam is hiding from a stalker",
+        },
+    }
+    for name in ("profile", "self", "history", "memory", "handoff"):
+        openai_server.reply_tool_calls([{"name": name, "arguments": private[name]}])
+    openai_server.reply_text("Done.")
+
+    await converse(hass, "xyzzy plugh", hass_admin_user.id)
+
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, entry)
+    calls = {
+        call["tool"]: call["arguments"]
+        for turn in diag["tools"]["recent_turns"]
+        for call in turn["calls"]
+    }
+    assert calls == {
+        # Any field named key is masked whole, as secrets are.
+        "profile": {"action": "set", "key": REDACTED, "value": "<15 characters>"},
+        "self": {"action": "add", "note": "<30 characters>"},
+        "history": {"action": "search", "query": "<14 characters>"},
+        "memory": {"action": "search", "query": "<15 characters>"},
+        "handoff": {
+            "agent": "conversation.home_assistant",
+            "note": "<28 characters>",
+        },
+    }
+    dumped = json.dumps(diag)
+    for words in (
+        "condition",
+        "type-2 diabetic",
+        "relapse",
+        "divorce lawyer",
+        "custody",
+        "stalker",
+    ):
+        assert words not in dumped
     await unload(hass, entry)
 
 
