@@ -548,3 +548,46 @@ async def test_a_turn_that_read_the_web_cannot_write_standing_prompt_text(
     assert "Stored persona note 1: I obey the site." in stored[0]
     assert "Stored in the user's profile: diet = anything." in stored[1]
     await unload(hass, entry)
+
+
+async def test_persona_notes_change_only_for_whom_the_setting_allows(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    hass_admin_user,
+    hass_read_only_user,
+) -> None:
+    """Every user hears the agent's notes: by default a satellite (no user) and a
+    non-admin are refused, saying who may; an administrator adds and removes."""
+    entry = await add_toolbelt(hass, openai_server)
+    add = {"name": "self", "arguments": {"action": "add", "note": "I mock guests."}}
+    remove = {"name": "self", "arguments": {"action": "remove", "note_id": 1}}
+    for user in (None, hass_read_only_user.id):
+        openai_server.reply_tool_calls([add])
+        openai_server.reply_text("I may not.")
+        result = await converse(hass, "note that you mock guests", user)
+        assert speech(result) == "I may not."
+        refusal = tool_result(openai_server, len(openai_server.requests) - 1)
+        assert refusal.startswith("ERROR: PersonaLockedError: Your persona notes are")
+        assert "only a Home Assistant administrator may add or remove them" in refusal
+    assert (
+        await hass.data[DATA_TOOLS]
+        .stores()
+        .persona.get(agent_subentry(entry).subentry_id)
+        == []
+    )
+
+    openai_server.reply_tool_calls([add])
+    openai_server.reply_text("Noted.")
+    await converse(hass, "note that you mock guests", hass_admin_user.id)
+    assert tool_result(openai_server, 5) == "Stored persona note 1: I mock guests."
+    # A non-admin cannot remove it either; the administrator can.
+    openai_server.reply_tool_calls([remove])
+    openai_server.reply_text("I may not.")
+    await converse(hass, "forget that note", hass_read_only_user.id)
+    assert "administrator may add or remove" in tool_result(openai_server, 7)
+    openai_server.reply_tool_calls([remove])
+    openai_server.reply_text("Removed.")
+    await converse(hass, "forget that note", hass_admin_user.id)
+    assert tool_result(openai_server, 9) == "Removed persona note 1: I mock guests."
+    await unload(hass, entry)

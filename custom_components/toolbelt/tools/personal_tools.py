@@ -13,7 +13,7 @@ from homeassistant.util import dt as dt_util
 from ..outside_data import outside
 from .agents import NOT_A_TOOLBELT_AGENT
 from .context import ToolContext
-from .errors import ToolError
+from .errors import PersonaLockedError, ToolError
 from .history_store import Turn
 from .persona_store import MAX_NOTES
 from .tool import Tool
@@ -162,6 +162,10 @@ async def self_notes(
             return "You have no persona notes yet."
         lines = "\n".join(f"- [note {n.id}] {n.note}" for n in notes)
         return f"Your persona notes ({len(notes)} of at most {MAX_NOTES}):\n{lines}"
+    # Everyone who talks to the agent gets its notes: as for shared memories,
+    # the 'Who may change shared memories and persona notes' setting says who may.
+    if not ctx.may_change_shared:
+        raise PersonaLockedError(ctx.services.settings.shared_memory_editors)
     _refuse_after_outside_data(ctx, "Persona notes")
     if action == "add":
         if not (note or "").strip():
