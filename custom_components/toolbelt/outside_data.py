@@ -32,3 +32,8 @@ def defuse(text: str) -> str:
 def outside(text: str, source: str) -> str:
     """Wrap text from outside in one data block that names where it came from."""
     return f'<{TAG} source="{source}">\n{defuse(text)}\n</{TAG}>'
+
+
+def holds_outside_data(text: str) -> bool:
+    """Whether text carries a block made by ``outside`` (content never opens one)."""
+    return f'<{TAG} source="' in text

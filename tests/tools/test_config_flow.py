@@ -233,7 +233,9 @@ async def test_nobody_may_change_shared_memories_is_offered_and_saved(
     assert options == ["admins", "users", "anyone", "nobody"]
     labels = await translation.async_get_translations(hass, "en", "selector", [DOMAIN])
     prefix = f"component.{DOMAIN}.selector.shared_memory_editors.options"
-    assert labels[f"{prefix}.nobody"] == "Nobody: shared memories can only be added"
+    assert labels[f"{prefix}.nobody"] == (
+        "Nobody: shared memories can only be added, persona notes stay as they are"
+    )
     assert all(f"{prefix}.{option}" in labels for option in options)
 
     result = await _configure(

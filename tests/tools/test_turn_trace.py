@@ -62,3 +62,23 @@ def test_trace_keeps_remembered_facts_out_of_diagnostics() -> None:
     )
     arguments = log.recent()[0]["calls"][0]["arguments"]
     assert arguments == {"action": "store", "content": "<14 characters>"}
+
+
+def test_trace_hides_personal_arguments_under_any_name() -> None:
+    """A persona note sent as 'trait' or a profile value as 'val' is a length too;
+    ids, limits and actions stay readable for debugging."""
+    log = TraceLog()
+    for tool, arguments in (
+        ("self", {"action": "add", "trait": "I know Sam drinks"}),
+        ("profile", {"action": "set", "attribute": "health", "val": "asthma"}),
+        ("history", {"action": "forget", "turn_id": 7, "limit": 3}),
+    ):
+        log.turn("t").calls.append(
+            CallTrace(tool, "x", "sqlite", "now", 1.0, True, arguments=arguments)
+        )
+    shown = [call["arguments"] for call in log.recent()[0]["calls"]]
+    assert shown == [
+        {"action": "add", "trait": "<17 characters>"},
+        {"action": "set", "attribute": "<6 characters>", "val": "<6 characters>"},
+        {"action": "forget", "turn_id": "7", "limit": "3"},
+    ]

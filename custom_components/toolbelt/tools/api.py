@@ -48,6 +48,7 @@ from .definitions import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
 from .memory.sqlite import SqliteMemory
+from .outside_readers import current_conversation_id, outside_readers
 from .persona_store import PersonaStore, persona_line
 from .personal_tools import SELF_TOOL
 from .profile_store import ProfileStore, profile_line
@@ -73,6 +74,8 @@ class Caller:
     is_admin: bool = False
     agent: AgentRef | None = None
     """The Toolbelt agent running the turn; None for any other HA agent."""
+    conversation_id: str | None = None
+    """HA's chat session id; None for a call made outside any conversation."""
 
 
 # tool -> (read_only, open_world), for HA versions that annotate tools.
@@ -233,6 +236,10 @@ class ToolbeltToolsAPI(llm.API):
         services = self.hub.services()
         user = await self.hass.auth.async_get_user(user_id) if user_id else None
         agent = calling_agent(llm_context)
+        conversation_id = current_conversation_id()
+        # A hand-off target runs its own conversation in the same turn: the
+        # mark of either passes to the other.
+        outside_readers(self.hass).share(conversation_id, turn.turn_id)
         caller = Caller(
             user_id,
             may_change_shared=_may_change_shared(
@@ -240,6 +247,7 @@ class ToolbeltToolsAPI(llm.API):
             ),
             is_admin=user is not None and user.is_admin,
             agent=agent,
+            conversation_id=conversation_id,
         )
         tools: list[llm.Tool] = [
             ToolbeltLlmTool(tool, self.hub, turn, caller)
@@ -387,18 +395,30 @@ async def run_tool(
     turn: TurnRecord,
     caller: Caller,
 ) -> ToolOutcome:
-    """Run one call with its context and record it in the turn's trace."""
+    """Run one call with its context and record it in the turn's trace.
+
+    A call that hands outside data to the model marks its conversation and turn.
+    """
+    readers = outside_readers(hub.hass)
     context = ToolContext(
         services=hub.services(),
         turn=turn,
         user_id=caller.user_id,
         may_change_shared=caller.may_change_shared,
         is_admin=caller.is_admin,
+        read_outside_data=readers.share(caller.conversation_id, turn.turn_id),
         agent=caller.agent,
     )
     started = now_iso()
     t0 = time.perf_counter()
     outcome = await tool.invoke(args, context)
+    readers.after_call(
+        tool.name,
+        not outcome.failed,
+        outcome.data,
+        caller.conversation_id,
+        turn.turn_id,
+    )
     action = (args or {}).get("action") if isinstance(args, Mapping) else None
     turn.calls.append(
         CallTrace(

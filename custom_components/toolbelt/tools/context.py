@@ -25,6 +25,8 @@ class ToolContext:
     """Whether this conversation may update or delete shared memories."""
     is_admin: bool = False
     """Whether the conversation's HA user is an administrator."""
+    read_outside_data: bool = False
+    """Whether this conversation has read web pages, search results or past turns."""
     agent: AgentRef | None = None
     """The Toolbelt agent running the turn; None when another HA agent calls."""
     backend: str | None = None

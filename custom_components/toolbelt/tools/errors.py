@@ -69,8 +69,8 @@ class MemoryNotFoundError(ToolError):
     """No memory with that id is visible to this conversation."""
 
 
-# Why a shared memory was not changed, by the 'Who may change shared memories'
-# setting: what the model should tell the user.
+# Why a shared memory was not changed, by the 'Who may change shared memories
+# and persona notes' setting: what the model should tell the user.
 _SHARED_MEMORY_RULES = {
     EDITORS_ADMINS: "only a Home Assistant administrator may change or delete shared "
     "memories. Tell the user it was not changed, and that an administrator can do it.",
@@ -82,6 +82,32 @@ _SHARED_MEMORY_RULES = {
     "memories; new facts can still be stored. Tell the user it was not changed; an "
     "administrator can change that setting.",
 }
+
+
+# Why a persona note was not added or removed, by the same setting: the notes go
+# into the system prompt of everyone who talks to the agent.
+_PERSONA_RULES = {
+    EDITORS_ADMINS: "only a Home Assistant administrator may add or remove them. "
+    "Tell the user it was not changed, and that an administrator can do it.",
+    EDITORS_USERS: "only a logged-in Home Assistant user may add or remove them, "
+    "and this conversation has no user (a voice satellite or an automation). Tell "
+    "the user it was not changed, and that they can do it from the Home Assistant "
+    "app.",
+    EDITORS_NOBODY: "the Toolbelt tools settings let nobody add or remove them. "
+    "Tell the user it was not changed; an administrator can change that setting.",
+}
+
+
+class PersonaLockedError(ToolError):
+    """This conversation may not change the notes every user of the agent gets."""
+
+    def __init__(self, editors: str = EDITORS_ADMINS) -> None:
+        """The reason, in words the model can pass on; editors is the setting."""
+        rule = _PERSONA_RULES.get(editors, _PERSONA_RULES[EDITORS_ADMINS])
+        super().__init__(
+            "Your persona notes are part of every user's conversations with you, "
+            f"and {rule}"
+        )
 
 
 class SharedMemoryLockedError(ToolError):

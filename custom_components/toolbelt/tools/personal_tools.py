@@ -13,7 +13,7 @@ from homeassistant.util import dt as dt_util
 from ..outside_data import outside
 from .agents import NOT_A_TOOLBELT_AGENT
 from .context import ToolContext
-from .errors import ToolError
+from .errors import PersonaLockedError, ToolError
 from .history_store import Turn
 from .persona_store import MAX_NOTES
 from .tool import Tool
@@ -84,18 +84,19 @@ def _turns_text(turns: list[Turn], empty: str) -> str:
     return outside("Past turns:\n" + "\n".join(lines), "history")
 
 
-# Profile lines and persona notes go into every later system prompt. Text that
-# a page or a search result put before the model must not become one of them.
-_OUTSIDE_DATA_TOOLS = frozenset({"web_fetch", "search"})
-
-
 def _refuse_after_outside_data(ctx: ToolContext, what: str) -> None:
-    """Refuse a change to standing prompt text in a turn that read the web."""
-    if any(call.ok and call.tool in _OUTSIDE_DATA_TOOLS for call in ctx.turn.calls):
+    """Refuse a change to standing prompt text in a conversation that read outside data.
+
+    Profile lines and persona notes go into every later system prompt; text that a
+    page, a search result or a recalled answer put before the model must not
+    become one of them, in this turn or a later one ("yes, do that").
+    """
+    if ctx.read_outside_data:
         raise ToolError(
-            f"{what} cannot be changed in a turn that read web pages or search"
-            " results, because text from outside could have asked for it. Tell"
-            " the user; they can ask for it again in a new request."
+            f"{what} cannot be changed in a conversation that read web pages, search"
+            " results or past conversations, because text from outside could have"
+            " asked for it. Tell the user; they can ask for it again in a new"
+            " conversation."
         )
 
 
@@ -162,6 +163,10 @@ async def self_notes(
             return "You have no persona notes yet."
         lines = "\n".join(f"- [note {n.id}] {n.note}" for n in notes)
         return f"Your persona notes ({len(notes)} of at most {MAX_NOTES}):\n{lines}"
+    # Everyone who talks to the agent gets its notes: as for shared memories,
+    # the 'Who may change shared memories and persona notes' setting says who may.
+    if not ctx.may_change_shared:
+        raise PersonaLockedError(ctx.services.settings.shared_memory_editors)
     _refuse_after_outside_data(ctx, "Persona notes")
     if action == "add":
         if not (note or "").strip():

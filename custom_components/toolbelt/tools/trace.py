@@ -3,8 +3,9 @@
 Each call records tool, action, backend, latency and error. Turns are kept in a
 small ring buffer (oldest dropped first) together with their numbered references.
 Everything leaving this module goes through redaction: configured secrets are cut
-out of any text, secret-looking argument keys are masked, and what the user asked
-the memory to keep is reduced to its length.
+out of any text, secret-looking argument keys are masked, and what people tell
+the personal tools (memory facts and queries, profile keys and values, persona
+notes, history searches, a hand-off note) is reduced to its length.
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ from typing import Any
 from ..redaction import REDACTED, is_secret_key
 from .references import References
 
-# Diagnostics get posted in public bug reports: never include remembered facts.
-PRIVATE_MEMORY_ARGS = frozenset({"content", "query", "fact", "text", "memory"})
+# Diagnostics get posted in public bug reports: the arguments of these tools hold
+# what people say about themselves, so only a few plain ones keep their value
+# (an allow-list, so an argument under an alias name is hidden too).
+PERSONAL_TOOLS = frozenset({"memory", "history", "profile", "self", "handoff"})
+PLAIN_ARGS = frozenset(
+    {"action", "limit", "n", "memory_id", "turn_id", "note_id", "id", "agent"}
+)
 MAX_TURNS = 20
 MAX_ARG_CHARS = 200
 
@@ -106,10 +112,14 @@ def _redact_call(call: CallTrace, secrets: list[str]) -> dict[str, Any]:
 
 
 def _argument(tool: str, key: str, value: Any, secrets: list[str]) -> str:
-    """Secrets masked; what people told the memory is reduced to its length."""
+    """Secrets masked; what people told a personal tool is reduced to its length."""
     if is_secret_key(key):
         return REDACTED
-    if tool == "memory" and key in PRIVATE_MEMORY_ARGS:
+    if (
+        tool in PERSONAL_TOOLS
+        and key not in PLAIN_ARGS
+        and not isinstance(value, int | float | None)
+    ):
         return f"<{len(str(value))} characters>"
     return scrub(_short(value), secrets)
 
