@@ -247,9 +247,17 @@ async def test_diagnostics_show_what_people_tell_the_tools_only_as_lengths(
 
 
 async def test_profile_and_persona_lines_are_stable_in_the_system_prompt(
-    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    hass_admin_user,
+    freezer,
 ) -> None:
-    """Stored attributes and notes appear once set, byte-identical turn to turn."""
+    """Stored attributes and notes appear once set, byte-identical turn to turn.
+
+    The clock is frozen: with no GetDateTime tool HA itself writes the time into
+    the prompt, which is not ours to keep stable.
+    """
     entry = await add_toolbelt(hass, openai_server)
     user = hass_admin_user.id
     openai_server.reply_tool_calls(
