@@ -21,7 +21,7 @@ from . import compat
 from .backend.errors import BackendError
 from .const import CONF_CONSTRAINTS, LOGGER, SUBENTRY_AI_TASK
 from .entity import ToolbeltLLMEntity, add_subentry_entities
-from .entry import ToolbeltConfigEntry
+from .entry import ToolbeltConfigEntry, entry_in_use
 from .ha_executor import HAExecutor
 from .history import chat_log_messages
 from .loop.structured import (
@@ -55,7 +55,18 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
     async def _async_generate_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
     ) -> ai_task.GenDataTaskResult:
-        """Text, or data of the task's structure (one corrective retry)."""
+        """Text, or data of the task's structure (one corrective retry).
+
+        A reload asked for meanwhile (a subentry edited, a model switched)
+        waits until the task ends, as it waits for a conversation turn. A task
+        is no agent: tools that act on "this agent" do not take it for one.
+        """
+        with entry_in_use(self.hass, self.entry):
+            return await self._async_generate(task, chat_log)
+
+    async def _async_generate(
+        self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
+    ) -> ai_task.GenDataTaskResult:
         llm_api = chat_log.llm_api
         tools = (
             [compat.tool_to_openai(t, llm_api.custom_serializer) for t in llm_api.tools]

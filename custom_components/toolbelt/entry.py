@@ -36,8 +36,9 @@ class ToolbeltRuntime:
     # Per subentry (e.g. "this server rejects the tool role"): a reload starts
     # clean, but turns don't rediscover it.
     agents: dict[str, AgentState] = field(default_factory=dict)
-    # A reload asked for during a turn (the model tool saved a new model) waits
-    # until no turn is running, so no turn loses its agent or database midway.
+    # A reload asked for during a turn or an AI task (the model tool saved a new
+    # model, a subentry was edited) waits until none is running, so none loses
+    # its agent or database midway (``entry_in_use``).
     active_turns: int = 0
     reload_pending: bool = False
 
@@ -97,19 +98,28 @@ async def _async_update_listener(
 
 
 @contextmanager
-def agent_turn(
-    hass: HomeAssistant, entry: ToolbeltConfigEntry, subentry: ConfigSubentry
-) -> Iterator[None]:
-    """One turn of an agent: our tools know the agent, and reloads wait for it."""
+def entry_in_use(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> Iterator[None]:
+    """A turn or task runs on this entry: a reload asked for meanwhile waits for it."""
     runtime = entry.runtime_data
     runtime.active_turns += 1
     try:
-        with calling_agent_turn(
-            AgentRef(entry.entry_id, subentry.subentry_id, subentry.title)
-        ):
-            yield
+        yield
     finally:
         runtime.active_turns -= 1
         if not runtime.active_turns and runtime.reload_pending:
             runtime.reload_pending = False
             hass.config_entries.async_schedule_reload(entry.entry_id)
+
+
+@contextmanager
+def agent_turn(
+    hass: HomeAssistant, entry: ToolbeltConfigEntry, subentry: ConfigSubentry
+) -> Iterator[None]:
+    """One turn of an agent: our tools know the agent, and reloads wait for it."""
+    with (
+        entry_in_use(hass, entry),
+        calling_agent_turn(
+            AgentRef(entry.entry_id, subentry.subentry_id, subentry.title)
+        ),
+    ):
+        yield

@@ -6,6 +6,8 @@ constrained) and one that ignores it (checked, one corrective retry).
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from homeassistant import config_entries
@@ -14,7 +16,7 @@ from homeassistant.config_entries import ConfigSubentry
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import entity_registry as er, selector
+from homeassistant.helpers import entity_registry as er, llm, selector
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -232,3 +234,79 @@ async def test_add_an_ai_task_checks_the_schema_constraint(
     task = next(s for s in entry.subentries.values() if s.title == "Summaries")
     assert task.data[CONF_CONSTRAINTS] == ["json_schema"]
     assert hass.states.get("ai_task.summaries").state == "unknown"
+
+
+class HoldOn(llm.Tool):
+    """A task's tool that keeps the task running until the test lets it go."""
+
+    name = "hold_on"
+    description = "Wait a moment."
+    parameters = LIB.Schema({})
+    integration = "toolbelt_tests"
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def async_call(
+        self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: Any
+    ) -> Any:
+        self.started.set()
+        await self.release.wait()
+        return compat.make_tool_result({"waited": True})
+
+
+@dataclass(slots=True, kw_only=True)
+class HoldOnAPI(llm.API):
+    """An LLM API a task brings, with the one tool above."""
+
+    tool: HoldOn
+
+    async def async_get_api_instance(
+        self, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        return llm.APIInstance(self, "", llm_context, [self.tool])
+
+
+async def test_an_edit_during_a_task_reloads_only_after_it(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A model switch while a task runs: the task finishes on its model, then reload."""
+    entry, task = await add_task(hass, openai_server)
+    subentry = next(s for s in entry.subentries.values() if s.title == "Task writer")
+    loaded = entry.runtime_data
+    tool = HoldOn()
+    api = HoldOnAPI(hass=hass, id="hold_on_api", name="Hold on", tool=tool)
+    openai_server.reply_tool_calls([{"name": "hold_on", "arguments": {}}])
+    openai_server.reply_text("Finished.")
+    running = asyncio.ensure_future(
+        ai_task.async_generate_data(
+            hass, task_name="t", entity_id=task, instructions="Go.", llm_api=api
+        )
+    )
+    try:
+        async with asyncio.timeout(10):
+            await tool.started.wait()
+        hass.config_entries.async_update_subentry(
+            entry, subentry, data={**subentry.data, CONF_MODEL: "other-model"}
+        )
+        await hass.async_block_till_done()
+        # Not reloaded under the running task.
+        assert entry.runtime_data is loaded
+        assert entry.state is config_entries.ConfigEntryState.LOADED
+    finally:
+        tool.release.set()
+        result = await running
+    await hass.async_block_till_done()
+
+    assert result.data == "Finished."
+    assert [r.body["model"] for r in openai_server.requests] == ["test-model"] * 2
+    # The edit took effect once the task ended.
+    assert entry.runtime_data is not loaded
+    assert entry.state is config_entries.ConfigEntryState.LOADED
+    openai_server.reply_text("Again.")
+    again = await ai_task.async_generate_data(
+        hass, task_name="t", entity_id=task, instructions="Once more."
+    )
+    assert again.data == "Again."
+    assert openai_server.requests[-1].body["model"] == "other-model"

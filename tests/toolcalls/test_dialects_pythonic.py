@@ -267,6 +267,20 @@ def test_an_unreadable_call_goes_back_and_its_siblings_run():
         assert result.content == ""
 
 
+def test_a_multiline_string_with_brackets_beside_an_unreadable_call():
+    """The salvage reader skips a string that runs across lines (brackets in it
+    do not count), so the good call survives its unreadable sibling."""
+    raw = (
+        "[send_notification(message='Shopping (for Sunday):\n- eggs\n- milk'),"
+        " HassTurnOff(name=porch light)]"
+    )
+    for result in (parse("pythonic", raw), parse_auto(raw)):
+        assert calls(result) == expect(
+            ("send_notification", {"message": "Shopping (for Sunday):\n- eggs\n- milk"})
+        )
+        assert [r.name for r in result.rejected] == ["HassTurnOff"]
+
+
 def test_a_list_of_unreadable_prose_stays_prose():
     raw = "[Note(this is an aside), Also(see the manual)]"
     for result in (parse("pythonic", raw), parse_auto(raw)):

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+import logging
 from typing import Protocol
 
 from .events import ResultOut
+
+_LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +49,19 @@ class ToolAnswer:
     """A tool that returned an answer (``ToolOutcome.answer``) ends the turn.
 
     The loop always asks this one first: the result itself says it took control.
+    Only in a round where every call worked: an answer spoken over a failed or
+    refused sibling would hide that failure, so then the model reads all the
+    results and answers.
     """
 
     name = "tool"
 
     async def answer(self, calls: Sequence[RoundCall]) -> str | None:
-        """The first answer a call that ran and worked returned."""
+        """The first call's answer, when every call of the round ran and worked."""
+        if not all(call.succeeded for call in calls):
+            return None
         for call in calls:
-            if call.succeeded and call.outcome.answer is not None:
+            if call.outcome.answer is not None:
                 return call.outcome.answer
         return None
 
@@ -84,9 +92,18 @@ class InstantConfirmation:
 async def round_answer(
     checks: Sequence[TakesControl], calls: Sequence[RoundCall]
 ) -> tuple[str, str] | None:
-    """(answer, the check's name) from the first check that ends the turn."""
+    """(answer, the check's name) from the first check that ends the turn.
+
+    A check that raises is logged and ends the asking with None: the round's
+    calls have already run (a light may be on), so the model reads the results
+    and answers as usual rather than the turn failing.
+    """
     for check in checks:
-        text = await check.answer(calls)
+        try:
+            text = await check.answer(calls)
+        except Exception:
+            _LOGGER.exception("The %s takes-control check failed", check.name)
+            return None
         if text is not None and text.strip():
             return text.strip(), check.name
     return None

@@ -17,14 +17,22 @@ from typing import Any, NamedTuple
 from ..jsonrepair import LooseJSONError, loads_loose
 from ..pycall import PyCallError, parse_python_calls
 
-__all__ = ["UnreadableCall", "lenient_python_calls", "salvage_python_calls"]
+__all__ = [
+    "UnreadableCall",
+    "lenient_python_calls",
+    "python_end",
+    "salvage_python_calls",
+]
 
 _NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
 # What may follow a closing quote: the end of the call, or the next argument.
 _ARG_END = re.compile(r"\s*(?:\)|,\s*(?:[A-Za-z_]\w*\s*=(?!=)|['\"\[{\d-]|\)))")
 # Brackets, complete string literals, or a lone quote (an unterminated string).
-_BRACKET_TOKEN = re.compile(
+# Strict: a string ends on its line, as in Python; lenient: it may run across
+# lines (small models put raw newlines inside strings).
+_PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]""")
+_PY_TOKEN_MULTILINE = re.compile(
     r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{}'"]""", re.S
 )
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
@@ -197,7 +205,7 @@ def salvage_python_calls(
         head = _NAME.match(src, pos)
         if head is None:
             raise PyCallError("not a call")
-        end = _call_end(src, head.end() - 1)
+        end = python_end(src, head.end() - 1, len(src), multiline=True)
         if end < 0:
             raise PyCallError("the call is never closed")
         try:
@@ -215,14 +223,20 @@ def salvage_python_calls(
     return calls
 
 
-def _call_end(src: str, paren: int) -> int:
-    """Index just past the ``)`` closing ``src[paren]``; -1 if never closed.
+def python_end(
+    text: str, start: int, limit: int = 65_536, *, multiline: bool = False
+) -> int:
+    """Index just past the bracket that closes ``text[start]``; -1 if never closed.
 
-    Strings (with escapes) are skipped, so brackets inside them do not count;
-    a quote that never closes means the call is never closed.
+    Quoted strings (with escapes) are skipped, so brackets inside them do not
+    count; a string that never closes (by the end of its line, unless
+    ``multiline``, or of the text) means "never closed". A call list longer
+    than ``limit`` characters counts as never closed. The one bracket scanner
+    of the pythonic dialect and of the salvage reader here.
     """
+    tokens = _PY_TOKEN_MULTILINE if multiline else _PY_TOKEN
     depth = 0
-    for token in _BRACKET_TOKEN.finditer(src, paren):
+    for token in tokens.finditer(text, start, start + limit):
         kind = token.group(0)
         if kind in "([{":
             depth += 1

@@ -32,6 +32,7 @@ from ._markup import (
 from ._pylenient import (
     UnreadableCall,
     lenient_python_calls,
+    python_end,
     salvage_python_calls,
 )
 from .base import Dialect
@@ -49,31 +50,6 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _LIST_START = re.compile(r"\[\s*([A-Za-z_][\w.]*)\s*\(")
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
-# Brackets, complete string literals, or a lone quote (an unterminated string).
-_PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]""")
-
-
-def python_end(text: str, start: int, limit: int = 65_536) -> int:
-    """Index just past the bracket that closes ``text[start]``; -1 if never closed.
-
-    Quoted strings (with escapes) are skipped, so brackets inside them do not
-    count; a string that runs past its line or the text means "never closed".
-    A call list longer than ``limit`` characters counts as never closed.
-    """
-    depth = 0
-    for token in _PY_TOKEN.finditer(text, start, start + limit):
-        kind = token.group(0)
-        if kind in "([{":
-            depth += 1
-        elif kind in ")]}":
-            depth -= 1
-            if depth == 0:
-                return token.end()
-            if depth < 0:
-                return -1
-        elif len(kind) == 1:  # a quote that never closes
-            return -1
-    return -1
 
 
 def _json_safe(value: Any) -> bool:
