@@ -31,7 +31,11 @@ def test_trace_ring_buffer_and_redaction() -> None:
             latency_ms=12.345,
             ok=False,
             error=f"ERROR: ServiceAuthError: key {secret} refused",
-            arguments={"query": f"leak {secret}", "api_key": "anything"},
+            arguments={
+                "query": f"leak {secret}",
+                "kind": "web",
+                "api_key": "anything",
+            },
         )
     )
 
@@ -42,7 +46,12 @@ def test_trace_ring_buffer_and_redaction() -> None:
     call = recent[-1]["calls"][0]
     assert secret not in str(recent)
     assert call["error"] == f"ERROR: ServiceAuthError: key {REDACTED} refused"
-    assert call["arguments"] == {"query": f"leak {REDACTED}", "api_key": REDACTED}
+    # A search query can be as personal as a memory: only its length shows.
+    assert call["arguments"] == {
+        "query": "<20 characters>",
+        "kind": "web",
+        "api_key": REDACTED,
+    }
     assert call["latency_ms"] == 12.3
 
 

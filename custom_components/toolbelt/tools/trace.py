@@ -5,7 +5,7 @@ small ring buffer (oldest dropped first) together with their numbered references
 Everything leaving this module goes through redaction: configured secrets are cut
 out of any text, secret-looking argument keys are masked, and what people tell
 the personal tools (memory facts and queries, profile keys and values, persona
-notes, history searches, a hand-off note) is reduced to its length.
+notes, history and web searches, a hand-off note) is reduced to its length.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from .references import References
 # Diagnostics get posted in public bug reports: the arguments of these tools hold
 # what people say about themselves, so only a few plain ones keep their value
 # (an allow-list, so an argument under an alias name is hidden too).
-PERSONAL_TOOLS = frozenset({"memory", "history", "profile", "self", "handoff"})
+PERSONAL_TOOLS = frozenset(
+    {"memory", "history", "profile", "self", "handoff", "search"}
+)
 PLAIN_ARGS = frozenset(
-    {"action", "limit", "n", "memory_id", "turn_id", "note_id", "id", "agent"}
+    {"action", "kind", "limit", "n", "memory_id", "turn_id", "note_id", "id", "agent"}
 )
 MAX_TURNS = 20
 MAX_ARG_CHARS = 200
