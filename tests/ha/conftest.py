@@ -28,6 +28,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
+from custom_components.toolbelt.tools.const import SUBENTRY_TYPE_TOOLS
 from tests.openai_server import OpenAIServer
 
 LIGHTS = {
@@ -102,14 +103,50 @@ async def ha_ready(hass: HomeAssistant, tmp_path) -> HomeAssistant:
     return hass
 
 
+async def async_assist_api(hass: HomeAssistant) -> llm.APIInstance:
+    """HA's Assist API as any conversation agent gets it (no device, English)."""
+    return await llm.async_get_api(
+        hass,
+        llm.LLM_API_ASSIST,
+        llm.LLMContext(
+            platform=DOMAIN,
+            context=None,
+            language="en",
+            assistant="conversation",
+            device_id=None,
+        ),
+    )
+
+
 async def async_add_toolbelt(
     hass: HomeAssistant,
     server: OpenAIServer,
     *,
     server_kind: str = "llamacpp",
+    tools: dict[str, Any] | None = None,
     **agent: Any,
 ) -> MockConfigEntry:
-    """A loaded Toolbelt entry on the test server with one agent."""
+    """A loaded Toolbelt entry on the test server with one agent.
+
+    ``tools``: settings of a Toolbelt tools subentry to add beside the agent.
+    """
+    subentries = [
+        ConfigSubentryData(
+            data=agent_options(**agent),
+            subentry_type="conversation",
+            title="Test agent",
+            unique_id=None,
+        )
+    ]
+    if tools is not None:
+        subentries.append(
+            ConfigSubentryData(
+                data=tools,
+                subentry_type=SUBENTRY_TYPE_TOOLS,
+                title="Tool backends",
+                unique_id=None,
+            )
+        )
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Test server",
@@ -119,14 +156,7 @@ async def async_add_toolbelt(
             CONF_BASE_URL: server.base_url,
             CONF_API_KEY: "",
         },
-        subentries_data=[
-            ConfigSubentryData(
-                data=agent_options(**agent),
-                subentry_type="conversation",
-                title="Test agent",
-                unique_id=None,
-            )
-        ],
+        subentries_data=subentries,
     )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)

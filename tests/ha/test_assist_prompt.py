@@ -8,7 +8,7 @@ so these tests run against the prompt this HA version really builds.
 from __future__ import annotations
 
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, entity_registry as er, llm
+from homeassistant.helpers import area_registry as ar, entity_registry as er
 
 from custom_components.toolbelt import compat
 from custom_components.toolbelt.assist_prompt import (
@@ -17,24 +17,19 @@ from custom_components.toolbelt.assist_prompt import (
     compact_system_prompt,
     compact_tool,
 )
-from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
+from tests.ha.conftest import (
+    async_add_toolbelt,
+    async_assist_api,
+    async_converse,
+    bare,
+    speech,
+)
 from tests.openai_server import OpenAIServer
 
 
 async def _assist_prompt(hass: HomeAssistant) -> str:
     """The Assist API prompt exactly as HA builds it for any agent."""
-    api = await llm.async_get_api(
-        hass,
-        llm.LLM_API_ASSIST,
-        llm.LLMContext(
-            platform="test",
-            context=None,
-            language="en",
-            assistant="conversation",
-            device_id=None,
-        ),
-    )
-    return api.api_prompt
+    return (await async_assist_api(hass)).api_prompt
 
 
 async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
@@ -75,7 +70,8 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     assert len(sent) < 0.6 * len(hass_prompt)
 
     tools = {
-        bare(t["function"]["name"]): t["function"] for t in first_tools(openai_server)
+        bare(t["function"]["name"]): t["function"]
+        for t in openai_server.requests[0].tools
     }
     live_tool = tools["GetLiveContext"]
     assert live_tool["description"].startswith("Current state, value or mode")
@@ -90,10 +86,6 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     )
     # Arguments, types and enums are untouched.
     assert "device_class" in tools["HassTurnOn"]["parameters"]["properties"]
-
-
-def first_tools(server: OpenAIServer) -> list[dict]:
-    return server.requests[0].tools
 
 
 def test_text_hass_did_not_write_is_sent_unchanged() -> None:

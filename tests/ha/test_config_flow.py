@@ -34,7 +34,12 @@ from custom_components.toolbelt.const import (
     DOMAIN,
 )
 from custom_components.toolbelt.server_names import url_from_form
-from tests.ha.conftest import async_add_toolbelt, async_converse, speech
+from tests.ha.conftest import (
+    async_add_toolbelt,
+    async_assist_api,
+    async_converse,
+    speech,
+)
 from tests.openai_server import OpenAIServer
 
 INTEGRATION = Path(__file__).parents[2] / "custom_components" / "toolbelt"
@@ -42,17 +47,7 @@ INTEGRATION = Path(__file__).parents[2] / "custom_components" / "toolbelt"
 
 async def assist_name(hass: HomeAssistant, bare_name: str) -> str:
     """The name this HA's Assist API gives a tool (namespaced on 2026.10+)."""
-    api = await llm.async_get_api(
-        hass,
-        llm.LLM_API_ASSIST,
-        llm.LLMContext(
-            platform=DOMAIN,
-            context=None,
-            language="en",
-            assistant="conversation",
-            device_id=None,
-        ),
-    )
+    api = await async_assist_api(hass)
     return next(t.name for t in api.tools if t.name.rpartition("__")[2] == bare_name)
 
 

@@ -6,10 +6,10 @@ import json
 
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import chat_session, llm
+from homeassistant.helpers import chat_session
 
 from custom_components.toolbelt import compat
-from tests.ha.conftest import async_converse, bare, speech
+from tests.ha.conftest import async_assist_api, async_converse, bare, speech
 from tests.openai_server import OpenAIServer
 
 
@@ -129,17 +129,7 @@ async def test_tools_sent_are_exactly_what_this_ha_offers(
     """Names and schemas as HA's own Assist API instance gives them, nothing renamed."""
     openai_server.reply_text("Hello.")
     await async_converse(hass, "hello")
-    api = await llm.async_get_api(
-        hass,
-        llm.LLM_API_ASSIST,
-        llm.LLMContext(
-            platform="toolbelt",
-            context=None,
-            language="en",
-            assistant="conversation",
-            device_id=None,
-        ),
-    )
+    api = await async_assist_api(hass)
     sent = {tool["function"]["name"] for tool in openai_server.requests[0].tools}
     assert sent == {tool.name for tool in api.tools}
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from aiohttp import web
 from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import device_registry as dr, llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -17,11 +16,8 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 
 from custom_components.toolbelt.compat import unwrap_tool_result
 from custom_components.toolbelt.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
     CONF_HANDOFF_TARGETS,
     CONF_MODEL,
-    CONF_SERVER_KIND,
     DOMAIN,
 )
 from custom_components.toolbelt.redaction import REDACTED
@@ -31,9 +27,8 @@ from custom_components.toolbelt.tools.const import (
     CONF_FETCH_ALLOW_LIST,
     CONF_MODEL_SWITCHING,
     CONF_PROFILE_IN_PROMPT,
-    SUBENTRY_TYPE_TOOLS,
 )
-from tests.ha.conftest import agent_id, agent_options, speech
+from tests.ha.conftest import agent_id, async_add_toolbelt, speech
 from tests.openai_server import OpenAIServer
 
 TOOLS_ONLY = ["toolbelt_tools"]
@@ -44,34 +39,9 @@ async def add_toolbelt(
     hass: HomeAssistant, server: OpenAIServer, **tool_settings: Any
 ) -> MockConfigEntry:
     """A loaded entry: one agent with only our tools, and the tools subentry."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Test server",
-        unique_id=server.base_url,
-        data={
-            CONF_SERVER_KIND: "llamacpp",
-            CONF_BASE_URL: server.base_url,
-            CONF_API_KEY: "",
-        },
-        subentries_data=[
-            ConfigSubentryData(
-                data=agent_options(llm_hass_api=TOOLS_ONLY),
-                subentry_type="conversation",
-                title="Test agent",
-                unique_id=None,
-            ),
-            ConfigSubentryData(
-                data=tool_settings,
-                subentry_type=SUBENTRY_TYPE_TOOLS,
-                title="Tool backends",
-                unique_id=None,
-            ),
-        ],
+    return await async_add_toolbelt(
+        hass, server, tools=tool_settings, llm_hass_api=TOOLS_ONLY
     )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 async def converse(

@@ -70,9 +70,11 @@ def plan(
     """The constraint for ``shape`` in the first honoured kind that fits the mode."""
     kind_shape, name = shape
     if not text_mode:
-        if "tool_choice" in kinds or kind_shape is Shape.ANSWER_OR_CALL:
-            # Native calls are structured already: only forcing one needs a field.
-            return _native(kind_shape, name, kinds, named_tool_choice)
+        # Native calls are structured already: only forcing one needs a field.
+        if kind_shape is Shape.ANSWER_OR_CALL:
+            return None
+        if "tool_choice" in kinds:
+            return _native(kind_shape, name, named_tool_choice)
         # No tool_choice on this server: a schema or grammar forces a text call.
         dialect = DEFAULT_FRAME
     if "grammar" in kinds:
@@ -92,12 +94,8 @@ def plan(
     return None
 
 
-def _native(
-    shape: Shape, name: str | None, kinds: tuple[str, ...], named_tool_choice: bool
-) -> HopConstraint | None:
+def _native(shape: Shape, name: str | None, named_tool_choice: bool) -> HopConstraint:
     """The OpenAI ``tool_choice`` field that forces a native call."""
-    if "tool_choice" not in kinds or shape is Shape.ANSWER_OR_CALL:
-        return None
     if name is None:
         return HopConstraint("tool_choice", shape, tool_choice="required")
     if named_tool_choice:
