@@ -27,6 +27,7 @@ from .model import ParseResult, RejectedCall, ToolCall
 from .sanitize import clean
 
 __all__ = [
+    "UNKNOWN_TOOL",
     "Found",
     "build_result",
     "call_from_object",
@@ -44,6 +45,16 @@ _ID_KEYS = ("id", "tool_call_id", "call_id")
 PROBING: ContextVar[bool] = ContextVar("toolcalls_probing", default=False)
 _NOT_ACTIONS = frozenset({"finalanswer", "none", "answer", "respond", "noaction"})
 _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
+# The reason a call to a tool outside the catalog is refused with.
+UNKNOWN_TOOL = "unknown tool"
+# Names that stand for "a tool" in an example of call syntax: function_name,
+# tool_name, func1, my_function, <function-name>, NAME, foo...
+_PLACEHOLDER = re.compile(
+    r"[<{\[(]?\s*(?:(?:my|your|some|example|the|a)[ _-]?)?"
+    r"(?:func(?:tion)?|tool|method|fn|name|foo|bar|baz|example)"
+    r"(?:[ _-]?(?:name|call|\d{1,2}))?[ _-]?\d{0,2}\s*[>})\]]?",
+    re.I,
+)
 
 
 def new_call_id(style: str = "openai") -> str:
@@ -84,7 +95,7 @@ def make_call(
     shown = name if isinstance(name, str) else repr(name)
     resolved = catalog.resolve(name)
     if resolved is None:
-        return RejectedCall(name=shown, raw=raw, reason=f"unknown tool: {shown}")
+        return RejectedCall(name=shown, raw=raw, reason=f"{UNKNOWN_TOOL}: {shown}")
     try:
         args = decode_arguments(arguments)
     except TruncatedJSONError:
@@ -258,6 +269,47 @@ def reply_start(text: str) -> int:
         pos = match.end()
 
 
+def placeholder_name(name: str) -> bool:
+    """Whether ``name`` stands for "some tool" (``function_name``, ``func1``)."""
+    return _PLACEHOLDER.fullmatch(name) is not None
+
+
+def _example(span: Found) -> bool:
+    """A refused call to a placeholder name: call syntax shown, not a call."""
+    call = span.call
+    return (
+        isinstance(call, RejectedCall)
+        and call.reason.startswith(UNKNOWN_TOOL)
+        and placeholder_name(call.name)
+    )
+
+
+def _without_examples(text: str, spans: list[Found]) -> list[Found]:
+    """Drop calls to placeholder names shown in a closed code fence.
+
+    A fence of such calls (and nothing that dispatches) is an example of the
+    syntax in an answer ("write it like this: ..."): it stays whole in the
+    content, and nothing goes back to the model as refused.
+    """
+    fences = [f for f in find_fences(text) if f.body_end < f.end]
+    if not fences:
+        return spans
+    dropped: set[int] = set()
+    for fence in fences:
+        inside = [
+            i
+            for i, span in enumerate(spans)
+            if fence.start <= span.start and span.end <= fence.end
+        ]
+        examples = [_example(spans[i]) for i in inside]
+        if any(examples) and all(
+            shown or spans[i].call is None
+            for i, shown in zip(inside, examples, strict=True)
+        ):
+            dropped.update(inside)
+    return [span for i, span in enumerate(spans) if i not in dropped]
+
+
 def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     """Fences whose body is nothing but call markup go with the calls."""
     extra: list[Found] = []
@@ -295,6 +347,8 @@ def build_result(
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
     spans = sorted(found, key=lambda f: (f.start, f.end))
+    if spans and "```" in text and any(_example(span) for span in spans):
+        spans = _without_examples(text, spans)
     if not spans and PROBING.get():
         # A chain is only asking "any calls?": skip the content work.
         return ParseResult(dialect=dialect, text_parsed=text_parsed)
