@@ -86,6 +86,24 @@ WIRE: dict[str, str] = {
         "<seed:tool_call>\n<function=HassTurnOn>\n<parameter=name>kitchen light"
         "</parameter>\n</function>\n</seed:tool_call>"
     ),
+    "olmo3": "<function_calls>HassTurnOn(name='kitchen light')</function_calls>",
+    "minicpm": (
+        "<|thought_start|>\nturn it on\n<|thought_end|>\n<|tool_call_start|>\n"
+        '```python\nHassTurnOn(name="kitchen light")\n```\n<|tool_call_end|>\n'
+    ),
+    "apriel": f'<tool_calls>[{{"name": "HassTurnOn", "arguments": {ARGS}}}]</tool_calls>',
+    "longcat": (
+        f'<longcat_tool_call>{{"name": "HassTurnOn", "arguments": {ARGS}}}'
+        "</longcat_tool_call>"
+    ),
+    "internlm": (
+        f'<|action_start|><|plugin|>{{"name": "HassTurnOn", "parameters": {ARGS}}}'
+        "<|action_end|>"
+    ),
+    "gigachat": (
+        "<|message_sep|>\n\nfunction call<|role_sep|>\n"
+        f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -142,6 +160,23 @@ MORE_TRUNCATED: list[Any] = [
         "",
     ),
     ("nemotron", '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {', ""),
+    ("olmo3", "<function_calls>HassTurnOn(name='kitch", ""),
+    (
+        "minicpm",  # MiniCPM 4.1/5 XML, the function never closed
+        '<function name="HassTurnOn"><param name="name">kitchen light</param>',
+        "",
+    ),
+    (
+        "longcat",  # the key/value form, cut inside a value
+        "<longcat_tool_call>HassTurnOn<longcat_arg_key>name</longcat_arg_key>"
+        "<longcat_arg_value>kitch",
+        "",
+    ),
+    (
+        "gigachat",  # GigaChat 3.1 header
+        '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
+        "",
+    ),
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
     ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
     (
@@ -239,6 +274,37 @@ MORE_PROSE: list[Any] = [
         "seed_oss",
         "Seed writes <seed:tool_call> blocks; not now.",
         "Seed writes blocks; not now.",
+    ),
+    (
+        "olmo3",
+        "OLMo 3 wraps calls in <function_calls> tags; nothing to call here.",
+        "OLMo 3 wraps calls in <function_calls> tags; nothing to call here.",
+    ),
+    (
+        "minicpm",  # the thought is reasoning, never spoken
+        "<|thought_start|>\nNo tool is needed.\n<|thought_end|>\nIt is 21 degrees.",
+        "It is 21 degrees.",
+    ),
+    (
+        "apriel",  # Apriel 1.5: the reasoning and both markers are not spoken
+        "Here are my reasoning steps:\nThe light is on.\n[BEGIN FINAL RESPONSE]\n"
+        "The kitchen light is on.\n[END FINAL RESPONSE]",
+        "The kitchen light is on.",
+    ),
+    (
+        "apriel",  # Hunyuan's answer tags
+        "<think>\nsimple\n</think>\n<answer>\nThe door is locked.\n</answer>",
+        "The door is locked.",
+    ),
+    (
+        "internlm",
+        "InternLM's actions use <|action_start|>, none here.",
+        "InternLM's actions use , none here.",
+    ),
+    (
+        "gigachat",
+        "A function call is not needed: the light is on.",
+        "A function call is not needed: the light is on.",
     ),
 ]
 

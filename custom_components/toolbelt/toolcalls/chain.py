@@ -9,7 +9,7 @@ from .calls import PROBING
 from .dialects.base import Dialect
 from .escapes import unescape_markers
 from .model import ParseResult
-from .sanitize import clean
+from .sanitize import clean, remove_words
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -38,6 +38,9 @@ class ChainDialect(Dialect):
         )
         self.start_markers = tuple(  # type: ignore[misc]
             dict.fromkeys(m for d in self.dialects for m in d.start_markers)
+        )
+        self.dropped = tuple(  # type: ignore[misc]
+            dict.fromkeys(m for d in self.dialects for m in d.dropped)
         )
         self.structured = all(d.structured for d in self.dialects)  # type: ignore[misc]
         self._text = next(
@@ -83,6 +86,9 @@ class ChainDialect(Dialect):
         finally:
             PROBING.reset(token)
         if result is not None:
+            if self.dropped and result.content:
+                # Every member's format words, whichever member read the reply.
+                result.content = remove_words(result.content, self.dropped)
             return result
         content, reasoning = clean(text, self.sanitize)
         return ParseResult(content=content, reasoning=reasoning, dialect=None)

@@ -24,6 +24,7 @@ __all__ = [
     "clean",
     "final_answer_blob",
     "register_reasoning_delimiters",
+    "remove_words",
     "split_reasoning",
     "strip_leakage",
     "strip_react",
@@ -155,7 +156,7 @@ _HEADERS = re.compile(
     r"|<\|turn>[A-Za-z_]{0,20}"
 )
 _SPECIAL = re.compile(
-    r"<\|[A-Za-z0-9_:.\-]{1,40}\|>"
+    r"<\|/?[A-Za-z0-9_:.\-]{1,40}\|>"
     r"|<｜[^｜<>\n]{1,40}｜>"
     r"|</?s>|<eos>|<bos>|<end_of_turn>|<turn\|>|<\|tool_call>|<tool_call\|>"
     r"|<SPECIAL_\d{1,6}>"  # unnamed vocabulary slots some GGUF templates emit
@@ -342,6 +343,17 @@ def final_answer_blob(text: str) -> str | None:
     if not isinstance(action, str) or "".join(action.lower().split()) != "finalanswer":
         return None
     return value["action_input"]
+
+
+def remove_words(text: str, words: tuple[str, ...]) -> str:
+    """``text`` without ``words`` (a format's markers), outside code fences."""
+    if not any(word in text for word in words):
+        return text
+    hidden, fenced = _hide_fences(text, closed_only=True, marks="\ue002\ue003")
+    for word in words:
+        if word in hidden:
+            hidden = hidden.replace(word, "")
+    return tidy(_restore(hidden, fenced))
 
 
 def tidy(text: str) -> str:
