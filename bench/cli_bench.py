@@ -159,19 +159,29 @@ def main() -> None:
         rows.append((f"toolbelt at {args.repo}", cli, args.repo.resolve(), ""))
     if args.peer is not None:
         peer_path = os.pathsep.join(p for p in (str(args.peer), args.peer_path) if p)
-        rows.append(("edgevox peer chain", [sys.executable, "-c", _PEER, str(TOOLS)],
-                     ROOT, peer_path))
+        rows.append(
+            (
+                "edgevox peer chain",
+                [sys.executable, "-c", _PEER, str(TOOLS)],
+                ROOT,
+                peer_path,
+            )
+        )
     ours: dict[str, float] = {}
     for label, argv, cwd, path in rows:
-        for name, lines in ((f"old set, {len(old)} replies", old),
-                            (f"all fixtures, {len(every)} replies", every)):
+        for name, lines in (
+            (f"old set, {len(old)} replies", old),
+            (f"all fixtures, {len(every)} replies", every),
+        ):
             figure = per_reply(
                 argv, lines, repeat=args.repeat, runs=args.runs, cwd=cwd, path=path
             )
             ours.setdefault(name, figure)
-            ratio = f"  (toolbelt / this: {ours[name] / figure:.2f})" if (
-                label == "edgevox peer chain"
-            ) else ""
+            ratio = (
+                f"  (toolbelt / this: {ours[name] / figure:.2f})"
+                if (label == "edgevox peer chain")
+                else ""
+            )
             print(f"  {label:48s} {name:28s} {figure:7.1f} µs{ratio}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
+import itertools
 import re
 import secrets
 from typing import Any
@@ -57,11 +58,17 @@ _PLACEHOLDER = re.compile(
 )
 
 
+# Ids are unique, not secret: a random prefix per process and a counter, so a
+# call costs no system call for randomness.
+_ID_PREFIX = secrets.token_hex(6)
+_ID_COUNT = itertools.count()
+
+
 def new_call_id(style: str = "openai") -> str:
     """A fresh call id: ``call_<24 hex>``, or 9 alphanumerics for Mistral."""
     if style == "mistral":
         return secrets.token_hex(5)[:9]
-    return "call_" + secrets.token_hex(12)
+    return f"call_{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass(slots=True)

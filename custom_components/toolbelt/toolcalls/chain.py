@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, override
 from .calls import PROBING
 from .dialects.base import Dialect
 from .escapes import unescape_markers
+from .literals import Literals
+from .memo import end_reply_scope, start_reply_scope
 from .model import ParseResult
 from .sanitize import clean, remove_words
 
@@ -46,13 +48,17 @@ class ChainDialect(Dialect):
         self._text = next(
             (d for d in self.dialects if not d.structured), self.dialects[0]
         )
-        # (dialect, triggers): None means the dialect has its own may_match.
+        # Every member's triggers, looked up in one pass per reply.
+        self._triggers = Literals(t for d in self.dialects for t in d.triggers)
+        self._markup = Literals(self.markers)
+        # (dialect, trigger bits): None means the dialect has its own
+        # may_match; 0 (no triggers) means "always try".
         self._probes = tuple(
             (
                 d,
                 None
                 if type(d).may_match is not Dialect.may_match
-                else tuple(d.triggers),
+                else self._triggers.bits(d.triggers),
             )
             for d in self.dialects
             if not d.structured
@@ -81,9 +87,11 @@ class ChainDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         text = unescape_markers(text)
         token = PROBING.set(True)
+        scope = start_reply_scope()
         try:
             result = self._probe(text, catalog)
         finally:
+            end_reply_scope(scope)
             PROBING.reset(token)
         if result is not None:
             if self.dropped and result.content:
@@ -97,20 +105,13 @@ class ChainDialect(Dialect):
         """The best member result with call markup, or None."""
         refused: ParseResult | None = None
         best: ParseResult | None = None
-        present: dict[str, bool] = {}  # each trigger is looked up once per reply
-        for dialect, triggers in self._probes:
-            if triggers is None:
+        present = self._triggers.mask(text)
+        for dialect, bits in self._probes:
+            if bits is None:
                 if not dialect.may_match(text):
                     continue
-            elif triggers:
-                for trigger in triggers:
-                    hit = present.get(trigger)
-                    if hit is None:
-                        hit = present[trigger] = trigger in text
-                    if hit:
-                        break
-                else:
-                    continue
+            elif bits and not bits & present:
+                continue
             result = dialect.parse(text, catalog)
             if result.calls:
                 # Markup of another format left in the content means a second
@@ -133,7 +134,7 @@ class ChainDialect(Dialect):
         return refused
 
     def _leftover(self, content: str) -> bool:
-        return bool(content) and any(m in content for m in self.markers)
+        return bool(content) and self._markup.any_in(content)
 
     @override
     def sanitize(self, text: str) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "scan_json",
     "skip_stray_closer",
     "start_json5_budget",
+    "strict_json_at",
     "try_loads_loose",
 ]
 
@@ -362,6 +363,26 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
+_DECODER = json.JSONDecoder()
+
+
+def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
+    """``(value, end)`` of the strictly valid JSON value at ``text[start]``, else None.
+
+    One C-level read: the common case (a model that writes valid JSON) needs
+    neither the bracket scan nor the repairs. None also for a value the
+    ladder refuses (nested deeper than ``MAX_DEPTH``): the ladder says why.
+    """
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        return _shallow(value, text), end
+    except LooseJSONError:
+        return None
+
+
 def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     """Index just past the balanced object/array opening at ``text[start]``.
 
@@ -373,6 +394,10 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     strings and prose cost almost nothing.
     """
     end = len(text) if limit is None else min(limit, len(text))
+    if start < end and text[start] in "{[":
+        strict = strict_json_at(text, start)
+        if strict is not None and strict[1] <= end:
+            return strict[1]
     if end - start > 4096:
         # Long values are scanned once per reply even when several dialects ask.
         key = (text, start, end)

@@ -22,6 +22,7 @@ from ..jsonrepair import (
     find_json_end,
     loads_loose,
 )
+from ..memo import memoized
 from ..model import RejectedCall, ToolCall
 from ..scan import json_calls_at, skip_ws
 from ..schema import coerce_text_value
@@ -74,6 +75,7 @@ def too_many(found: list[Found], text: str, pos: int) -> bool:
     return True
 
 
+@memoized
 def reasoning_spans(
     text: str, tags: Sequence[tuple[str, str]] = REASONING_TAGS
 ) -> list[tuple[int, int]]:
