@@ -129,25 +129,22 @@ def _first(obj: dict[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
     return None, None
 
 
-def call_from_object(
-    obj: Any,
-    catalog: Catalog,
-    *,
-    raw: str = "",
-    id_style: str = "openai",
-    require_arguments: bool = False,
-) -> ToolCall | RejectedCall | None:
-    """Read one JSON object in any common call shape; None if not call-shaped.
+# Keys of the shapes other than {"name": .., "arguments": ..}.
+_SHAPE_KEYS = frozenset(
+    {"functionCall", "function_call", "tool_call", "function", *_NAME_KEYS}
+)
+_PLAIN: Any = object()
 
-    Shapes: ``{name, arguments|parameters|args}``, OpenAI ``{function: {name,
-    arguments}}``, ``{function: NAME, parameters}``, ``{tool|tool_name: NAME,
-    ...}`` (flat arguments when no argument key), Gemini ``{functionCall:
-    {name, args}}`` and JSON-blob ReAct ``{action, action_input}``.
-    ``require_arguments`` (for untagged JSON) demands an explicit argument key.
-    """
-    if not isinstance(obj, dict):
-        return None
-    _, call_id = _first(obj, _ID_KEYS)
+
+def _shaped_call(
+    obj: dict[str, Any],
+    catalog: Catalog,
+    call_id: Any,
+    raw: str,
+    id_style: str,
+    require_arguments: bool,
+) -> ToolCall | RejectedCall | None:
+    """A wrapped, ``function``-keyed or tool-named call; ``_PLAIN`` if none of those."""
     for wrapper in ("functionCall", "function_call", "tool_call"):
         inner = obj.get(wrapper)
         if isinstance(inner, dict):
@@ -191,6 +188,36 @@ def call_from_object(
         return make_call(
             catalog, name, args, raw=raw, call_id=call_id, id_style=id_style
         )
+    return _PLAIN
+
+
+def call_from_object(
+    obj: Any,
+    catalog: Catalog,
+    *,
+    raw: str = "",
+    id_style: str = "openai",
+    require_arguments: bool = False,
+) -> ToolCall | RejectedCall | None:
+    """Read one JSON object in any common call shape; None if not call-shaped.
+
+    Shapes: ``{name, arguments|parameters|args}``, OpenAI ``{function: {name,
+    arguments}}``, ``{function: NAME, parameters}``, ``{tool|tool_name: NAME,
+    ...}`` (flat arguments when no argument key), Gemini ``{functionCall:
+    {name, args}}`` and JSON-blob ReAct ``{action, action_input}``.
+    ``require_arguments`` (for untagged JSON) demands an explicit argument key.
+    """
+    if not isinstance(obj, dict):
+        return None
+    _, call_id = _first(obj, _ID_KEYS)
+    if obj.keys().isdisjoint(_SHAPE_KEYS):
+        # The common {"name": .., "arguments": ..}: none of the other shapes.
+        arg_key, args = _first(obj, _ARG_KEYS)
+    else:
+        shaped = _shaped_call(obj, catalog, call_id, raw, id_style, require_arguments)
+        if shaped is not _PLAIN:
+            return shaped
+        arg_key, args = _first(obj, _ARG_KEYS)
     name = obj.get("name")
     if not isinstance(name, str):
         return None
@@ -339,6 +366,14 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     return extra
 
 
+def _span_order(span: Found) -> tuple[int, int]:
+    return span.start, span.end
+
+
+# What a chain member that found no markup answers (the chain drops it unread).
+_PROBED_NOTHING = ParseResult()
+
+
 def build_result(
     text: str,
     found: Iterable[Found],
@@ -353,16 +388,16 @@ def build_result(
     them, minus reasoning and leaked scaffolding (``sanitize`` adds a
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
-    spans = sorted(found, key=lambda f: (f.start, f.end))
+    if not found and PROBING.get():
+        # A chain is only asking "any calls?": skip the content work.
+        return _PROBED_NOTHING
+    spans = sorted(found, key=_span_order)
     if spans and "```" in text and any(_example(span) for span in spans):
         spans = _without_examples(text, spans)
-    if not spans and PROBING.get():
-        # A chain is only asking "any calls?": skip the content work.
-        return ParseResult(dialect=dialect, text_parsed=text_parsed)
+        if not spans and PROBING.get():
+            return _PROBED_NOTHING
     if spans and "```" in text:
-        spans = sorted(
-            [*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end)
-        )
+        spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
     pos = 0
     for span in spans:

@@ -63,6 +63,9 @@ class ChainDialect(Dialect):
             for d in self.dialects
             if not d.structured
         )
+        # Members with their own may_match, asked when their turn comes.
+        self._custom = frozenset(d for d, bits in self._probes if bits is None)
+        self._by_mask: dict[int, tuple[Dialect, ...]] = {}
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -105,12 +108,8 @@ class ChainDialect(Dialect):
         """The best member result with call markup, or None."""
         refused: ParseResult | None = None
         best: ParseResult | None = None
-        present = self._triggers.mask(text)
-        for dialect, bits in self._probes:
-            if bits is None:
-                if not dialect.may_match(text):
-                    continue
-            elif bits and not bits & present:
+        for dialect in self._candidates(self._triggers.mask(text)):
+            if dialect in self._custom and not dialect.may_match(text):
                 continue
             result = dialect.parse(text, catalog)
             if result.calls:
@@ -132,6 +131,19 @@ class ChainDialect(Dialect):
         if best is not None:
             return best
         return refused
+
+    def _candidates(self, present: int) -> tuple[Dialect, ...]:
+        """The members to try, in order, for a reply holding these triggers."""
+        members = self._by_mask.get(present)
+        if members is None:
+            members = tuple(
+                d
+                for d, bits in self._probes
+                if bits is None or not bits or bits & present
+            )
+            if len(self._by_mask) < 1024:
+                self._by_mask[present] = members
+        return members
 
     def _leftover(self, content: str) -> bool:
         return bool(content) and self._markup.any_in(content)

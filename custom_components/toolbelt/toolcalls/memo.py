@@ -37,8 +37,10 @@ def end_reply_scope(token: Token[dict[Any, Any] | None] | None) -> None:
 def memoized[**P, R](func: Callable[P, R]) -> Callable[P, R]:
     """``func`` answered once per argument set inside a reply scope.
 
-    ``func`` must depend on its arguments only. A list answer is copied, so a
-    caller may extend its own without touching the next caller's.
+    ``func`` must depend on its arguments only; callers that mean the same
+    call pass the same arguments (a keyword given at its default is another
+    key). A list answer is copied, so a caller may extend its own without
+    touching the next caller's.
     """
 
     @functools.wraps(func)

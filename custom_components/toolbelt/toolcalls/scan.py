@@ -164,7 +164,6 @@ def _array_salvage(
     return None
 
 
-@memoized
 def json_calls_at(
     text: str,
     pos: int,

@@ -22,7 +22,7 @@ from ..jsonrepair import (
     find_json_end,
     loads_loose,
 )
-from ..memo import memoized
+from ..literals import Literals
 from ..model import RejectedCall, ToolCall
 from ..scan import json_calls_at, skip_ws
 from ..schema import coerce_text_value
@@ -52,6 +52,8 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
 )
 
 
+_REASONING_WORDS = Literals(word for pair in REASONING_TAGS for word in pair)
+
 # More call spans than any real reply has: a model stuck in a loop. Parsing
 # stops there so a megabyte of repeated markers stays cheap.
 MAX_CALLS = 64
@@ -75,13 +77,15 @@ def too_many(found: list[Found], text: str, pos: int) -> bool:
     return True
 
 
-@memoized
 def reasoning_spans(
     text: str, tags: Sequence[tuple[str, str]] = REASONING_TAGS
 ) -> list[tuple[int, int]]:
     """Offsets ``(start, end)`` of reasoning blocks; an unclosed block runs to the end."""
     spans: list[tuple[int, int]] = []
-    if not any(opener in text or closer in text for opener, closer in tags):
+    if tags is REASONING_TAGS:
+        if not _REASONING_WORDS.any_in(text):
+            return spans
+    elif not any(opener in text or closer in text for opener, closer in tags):
         return spans
     pos = 0
     finder = Finder(text)

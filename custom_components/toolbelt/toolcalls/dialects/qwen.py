@@ -24,7 +24,7 @@ class QwenDialect(HermesDialect):
 
     name: ClassVar[str] = "qwen"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>",)
-    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{", "[")
+    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{")
     tags: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("<tool_call>", "</tool_call>", True),
     )
