@@ -27,7 +27,10 @@ from custom_components.toolbelt.toolcalls.registry import DIALECTS, get_dialect
 from tests.toolcalls.dialect_helpers import (
     calls,
     catalog,
+    corpus_cases,
+    engine_cases,
     expect,
+    family_cases,
     parse,
     parse_auto,
     ws,
@@ -440,3 +443,39 @@ def test_a_flood_of_opening_markup_is_refused(
     # Capped like every dialect: the calls up to the cap, then the rest at once.
     assert 0 < len(result.rejected) <= MAX_CALLS + 1
     assert result.content == ""
+
+
+def _markup(result: ParseResult) -> bool:
+    return bool(result.calls or result.rejected or result.end is not None)
+
+
+SUBSUMED = [
+    (name, other)
+    for name in sorted(DIALECTS)
+    for other in get_dialect(name).subsumed_by
+]
+FIXTURE_TEXTS = [
+    case["raw"] for case in (*corpus_cases(), *engine_cases(), *family_cases())
+]
+
+
+@pytest.mark.parametrize(("dialect", "reader"), SUBSUMED)
+def test_a_subsumed_dialect_finds_nothing_where_its_reader_found_nothing(
+    dialect: str, reader: str
+) -> None:
+    """A chain skips a member once a dialect that reads all it reads found
+    nothing (``Dialect.subsumed_by``): over every fixture, and random text."""
+    for text in FIXTURE_TEXTS + list(WIRE.values()):
+        if not _markup(parse(reader, text)):
+            assert not _markup(parse(dialect, text)), text
+
+
+@pytest.mark.parametrize(("dialect", "reader"), SUBSUMED)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(FRAGMENTS) | PROSE_TEXT, max_size=30))
+def test_subsumption_holds_on_random_markup(
+    dialect: str, reader: str, pieces: list[str]
+) -> None:
+    text = "".join(pieces)
+    if not _markup(parse(reader, text)):
+        assert not _markup(parse(dialect, text))

@@ -104,7 +104,7 @@ def make_call(
     if resolved is None:
         return RejectedCall(name=shown, raw=raw, reason=f"{UNKNOWN_TOOL}: {shown}")
     try:
-        args = decode_arguments(arguments)
+        args = arguments if type(arguments) is dict else decode_arguments(arguments)
     except TruncatedJSONError:
         return RejectedCall(name=resolved, raw=raw, reason="arguments are truncated")
     except LooseJSONError as err:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, override
 from .calls import PROBING
 from .dialects.base import Dialect
 from .escapes import unescape_markers
-from .literals import Literals
+from .literals import literals
 from .memo import end_reply_scope, start_reply_scope
 from .model import ParseResult
 from .sanitize import clean, remove_words
@@ -49,8 +49,8 @@ class ChainDialect(Dialect):
             (d for d in self.dialects if not d.structured), self.dialects[0]
         )
         # Every member's triggers, looked up in one pass per reply.
-        self._triggers = Literals(t for d in self.dialects for t in d.triggers)
-        self._markup = Literals(self.markers)
+        self._triggers = literals(t for d in self.dialects for t in d.triggers)
+        self._markup = literals(self.markers)
         # (dialect, trigger bits): None means the dialect has its own
         # may_match; 0 (no triggers) means "always try".
         self._probes = tuple(
@@ -108,8 +108,11 @@ class ChainDialect(Dialect):
         """The best member result with call markup, or None."""
         refused: ParseResult | None = None
         best: ParseResult | None = None
+        empty: set[str] = set()  # members that read the reply and found nothing
         for dialect in self._candidates(self._triggers.mask(text)):
             if dialect in self._custom and not dialect.may_match(text):
+                continue
+            if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
                 continue
             result = dialect.parse(text, catalog)
             if result.calls:
@@ -126,8 +129,11 @@ class ChainDialect(Dialect):
                     best = result
                 continue
             # Refused calls, or call markup with no call (``functools[]``).
-            if (result.rejected or result.end is not None) and refused is None:
-                refused = result
+            if result.rejected or result.end is not None:
+                if refused is None:
+                    refused = result
+            else:
+                empty.add(dialect.name)
         if best is not None:
             return best
         return refused

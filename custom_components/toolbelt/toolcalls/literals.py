@@ -10,9 +10,10 @@ start. Strings of one character are looked up with ``in`` (memchr).
 from __future__ import annotations
 
 from collections.abc import Iterable
+import functools
 import re
 
-__all__ = ["Literals"]
+__all__ = ["Literals", "literals"]
 
 # More matches than this in one text is a text made of trigger strings (a
 # hostile one): the rest is answered with ``in``, one scan per string.
@@ -57,7 +58,7 @@ class Literals:
         # A match is the longest word starting there: the words it starts with
         # occur there too.
         self._prefixes = {
-            word: sum(self._bit[w] for w in longer if word.startswith(w))
+            word: sum(self._bit.get(word[:end], 0) for end in range(2, len(word) + 1))
             for word in longer
         }
 
@@ -92,3 +93,13 @@ class Literals:
         if any(word in text for word, _ in self._single):
             return True
         return self._pattern is not None and self._pattern.search(text) is not None
+
+
+@functools.lru_cache(maxsize=32)
+def _literals(words: tuple[str, ...]) -> Literals:
+    return Literals(words)
+
+
+def literals(words: Iterable[str]) -> Literals:
+    """The ``Literals`` of these words, built once per set of words."""
+    return _literals(tuple(sorted(set(words))))

@@ -124,9 +124,9 @@ AUTO_ORDER: tuple[str, ...] = (
     "granite",
     "mistral",
     "functools",
-    "llama3",
     "hermes",
     "qwen",
+    "llama3",
     "xlam",
     "home_llm",
     "markdown_json",
@@ -230,6 +230,7 @@ def register_dialect(name: str, cls: type[Dialect]) -> None:
     _classes[name] = cls
     _instances.pop(name, None)
     _union_cache.clear()
+    _chains.clear()
 
 
 def get_dialect(name: str) -> Dialect:
@@ -252,9 +253,18 @@ def dialect_names() -> tuple[str, ...]:
     return (*DIALECTS, *extras)
 
 
+_chains: dict[tuple[tuple[str, ...], str], ChainDialect] = {}
+
+
 def _chain(names: Iterable[str], label: str) -> ChainDialect:
-    names = tuple(dict.fromkeys(names))
-    return ChainDialect([get_dialect(n) for n in names], name=label)
+    """The chain of these members, built once (a turn resolves its format each time)."""
+    key = (tuple(dict.fromkeys(names)), label)
+    chain = _chains.get(key)
+    if chain is None:
+        chain = ChainDialect([get_dialect(n) for n in key[0]], name=label)
+        if len(_chains) < 256:
+            _chains[key] = chain
+    return chain
 
 
 def register_preset(name: str, chain: Iterable[str]) -> None:
@@ -364,3 +374,8 @@ def detector_for(
         start_in_reasoning=start_in_reasoning,
         thought_first=dialect.thought_first,
     )
+
+
+# The default chain and its trigger index are built when the integration
+# loads, not during a turn on Home Assistant's event loop.
+resolve_dialect("auto")

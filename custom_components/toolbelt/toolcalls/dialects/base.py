@@ -42,6 +42,10 @@ class Dialect:
     # Words of the format that are neither content nor calls (answer markers,
     # wrapper tags): the streaming detector drops them, ``sanitize`` removes them.
     dropped: ClassVar[tuple[str, ...]] = ()
+    # Dialects that read everything this one reads: when one of them read a
+    # reply and found no call markup, this one finds none either, and a chain
+    # skips it (``tests/toolcalls/test_dialect_contract.py`` checks the claim).
+    subsumed_by: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Wrap each ``parse`` so it never raises and never reads an over-long reply.

@@ -184,9 +184,9 @@ def parse_tagged(
         found.extend(_function_tag_calls(text, catalog, id_style))
     if bare and ("{" in text or "[" in text):
         # The default id style passed as no keyword: one shared scan (memo).
-        style = {} if id_style == "openai" else {"id_style": id_style}
+        style: dict[str, Any] = {} if id_style == "openai" else {"id_style": id_style}
         found.extend(leading_json_calls(text, catalog, **style))
-        if "```" in text:
+        if "```" in text or "~~~" in text:
             found.extend(fenced_json_calls(text, catalog, **style))
     return _drop_overlaps(found)
 
