@@ -122,10 +122,12 @@ class Features2026_11(IntFlag):
 NO_EVALUATE = compat.detect(
     NEW_LLM,
     NewToolResultContent,
-    SimpleNamespace(AITaskEntityFeature=FeaturesBefore2026_11),
+    ai_task_module=SimpleNamespace(AITaskEntityFeature=FeaturesBefore2026_11),
 )
 EVALUATE = compat.detect(
-    NEW_LLM, NewToolResultContent, SimpleNamespace(AITaskEntityFeature=Features2026_11)
+    NEW_LLM,
+    NewToolResultContent,
+    ai_task_module=SimpleNamespace(AITaskEntityFeature=Features2026_11),
 )
 
 
