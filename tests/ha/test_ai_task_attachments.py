@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 from homeassistant.components import ai_task
 from homeassistant.core import HomeAssistant
@@ -43,6 +44,26 @@ OPENAI_TEXT_MODEL = (
 OLLAMA_TEXT_MODEL = (500, "this model is missing data required for image input")
 
 
+async def look(
+    hass: HomeAssistant, task: str, *attachments: dict[str, str], **data: Any
+) -> Any:
+    """``ai_task.generate_data`` about the porch with these attachments."""
+    result = await ai_task.async_generate_data(
+        hass,
+        task_name="porch",
+        entity_id=task,
+        instructions="What is on the porch?",
+        attachments=list(attachments),
+        **data,
+    )
+    return result.data
+
+
+def local(name: str) -> dict[str, str]:
+    """An attachment from HA's local media folder."""
+    return {"media_content_id": f"media-source://media_source/local/{name}"}
+
+
 @pytest.fixture
 async def media(ha_ready: HomeAssistant, tmp_path: Path) -> Path:
     """HA's local media folder with a camera-like snapshot and a note."""
@@ -61,15 +82,7 @@ async def test_an_image_goes_with_the_instructions(
     _entry, task = await add_task(hass, openai_server)
     openai_server.reply_text("A parcel on the doormat.")
 
-    result = await ai_task.async_generate_data(
-        hass,
-        task_name="porch",
-        entity_id=task,
-        instructions="What is on the porch?",
-        attachments=[SNAPSHOT],
-    )
-
-    assert result.data == "A parcel on the doormat."
+    assert await look(hass, task, SNAPSHOT) == "A parcel on the doormat."
     (request,) = openai_server.requests
     assert request.messages[-1] == {
         "role": "user",
@@ -87,16 +100,9 @@ async def test_a_structured_answer_from_an_image_keeps_it_on_the_retry(
     openai_server.reply_text("Ada, I think.")
     openai_server.reply_text('{"name": "Ada", "age": 36}')
 
-    result = await ai_task.async_generate_data(
-        hass,
-        task_name="badge",
-        entity_id=task,
-        instructions="Who is on the badge?",
-        structure=PERSON,
-        attachments=[SNAPSHOT],
-    )
+    data = await look(hass, task, SNAPSHOT, structure=PERSON)
 
-    assert result.data == {"name": "Ada", "age": 36}
+    assert data == {"name": "Ada", "age": 36}
     for request in openai_server.requests:
         (user,) = [m for m in request.messages if isinstance(m["content"], list)]
         assert user["content"][1] == {
@@ -111,15 +117,7 @@ async def test_a_file_that_is_no_image_is_refused_before_any_request(
     _entry, task = await add_task(hass, openai_server)
 
     with pytest.raises(ServiceValidationError) as caught:
-        await ai_task.async_generate_data(
-            hass,
-            task_name="note",
-            entity_id=task,
-            instructions="Summarise the note.",
-            attachments=[
-                {"media_content_id": "media-source://media_source/local/note.txt"}
-            ],
-        )
+        await look(hass, task, local("note.txt"))
 
     assert str(caught.value) == (
         "media-source://media_source/local/note.txt is a text/plain file;"
@@ -136,16 +134,7 @@ async def test_attachments_over_the_limit_are_refused_unread(
     _entry, task = await add_task(hass, openai_server)
 
     with pytest.raises(ServiceValidationError) as caught:
-        await ai_task.async_generate_data(
-            hass,
-            task_name="huge",
-            entity_id=task,
-            instructions="Describe it.",
-            attachments=[
-                SNAPSHOT,
-                {"media_content_id": "media-source://media_source/local/huge.jpg"},
-            ],
-        )
+        await look(hass, task, SNAPSHOT, local("huge.jpg"))
 
     assert str(caught.value) == (
         "The attachments come to 21.0 MB; at most 20 MB can be sent to the model"
@@ -173,13 +162,7 @@ async def test_a_model_that_cannot_see_is_named(
     openai_server.refuse_images(*refusal)
 
     with pytest.raises(HomeAssistantError) as caught:
-        await ai_task.async_generate_data(
-            hass,
-            task_name="porch",
-            entity_id=task,
-            instructions="What is on the porch?",
-            attachments=[SNAPSHOT],
-        )
+        await look(hass, task, SNAPSHOT)
 
     spoken = {
         "llamacpp": "the llama.cpp server",
@@ -200,13 +183,7 @@ async def test_another_failure_with_an_image_is_not_blamed_on_it(
     openai_server.reply_error(400, message="model 'test-model' not found")
 
     with pytest.raises(HomeAssistantError) as caught:
-        await ai_task.async_generate_data(
-            hass,
-            task_name="porch",
-            entity_id=task,
-            instructions="What is on the porch?",
-            attachments=[SNAPSHOT],
-        )
+        await look(hass, task, SNAPSHOT)
 
     assert str(caught.value) == (
         "Sorry, the llama.cpp server rejected the request: model 'test-model'"

@@ -60,6 +60,20 @@ async def evaluate(hass: HomeAssistant, task: str, **data: Any) -> dict[str, Any
     )
 
 
+async def evaluation_error(
+    hass: HomeAssistant,
+    task: str,
+    error: type[HomeAssistantError] = HomeAssistantError,
+    **data: Any,
+) -> str:
+    """What an evaluation that must fail says."""
+    data.setdefault("state", STATE)
+    data.setdefault("questions", {"arrived": ARRIVED})
+    with pytest.raises(error) as caught:
+        await evaluate(hass, task, **data)
+    return str(caught.value)
+
+
 async def test_the_entity_offers_what_this_ha_has(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
@@ -159,12 +173,9 @@ async def test_a_model_that_cannot_see_is_named(
     _entry, task = await add_task(hass, openai_server)
     openai_server.refuse_images(*LLAMACPP_NO_MMPROJ)
 
-    with pytest.raises(HomeAssistantError) as caught:
-        await evaluate(
-            hass, task, questions={"arrived": ARRIVED}, attachments=[SNAPSHOT]
-        )
+    said = await evaluation_error(hass, task, state=None, attachments=[SNAPSHOT])
 
-    assert str(caught.value).startswith(
+    assert said.startswith(
         "The model test-model does not accept images (the llama.cpp server refused"
     )
 
@@ -179,9 +190,7 @@ async def test_a_server_that_returns_no_probabilities_is_said_once_learned(
     openai_server.reply_tokens([("Yes", {"Yes": ln(0.9)})])
 
     for _ in range(2):
-        with pytest.raises(HomeAssistantError) as caught:
-            await evaluate(hass, task, state=STATE, questions={"arrived": ARRIVED})
-        assert str(caught.value) == (
+        assert await evaluation_error(hass, task) == (
             "Sorry, Ollama returned no token probabilities, which an evaluation"
             " needs. llama.cpp, vLLM, Ollama 0.12.11 or newer and OpenAI's models"
             " without reasoning return them"
@@ -202,10 +211,7 @@ async def test_a_refusal_of_the_field_is_said_in_the_servers_words(
         400, message="This model does not support the 'logprobs' parameter."
     )
 
-    with pytest.raises(HomeAssistantError) as caught:
-        await evaluate(hass, task, state=STATE, questions={"arrived": ARRIVED})
-
-    assert str(caught.value) == (
+    assert await evaluation_error(hass, task) == (
         "Sorry, OpenAI refused to return token probabilities, which an evaluation"
         " needs: This model does not support the 'logprobs' parameter."
     )
@@ -217,8 +223,9 @@ async def test_a_kind_without_logprobs_offers_no_evaluation(
 ) -> None:
     _entry, task = await add_task(hass, openai_server, server_kind="lmstudio")
 
-    with pytest.raises(ServiceValidationError, match="does not support evaluation"):
-        await evaluate(hass, task, state=STATE, questions={"arrived": ARRIVED})
+    said = await evaluation_error(hass, task, ServiceValidationError)
+
+    assert said == "AI Task entity ai_task.task_writer does not support evaluation"
     assert openai_server.requests == []
 
 
@@ -231,10 +238,7 @@ async def test_an_answer_without_a_label_says_what_the_model_wrote(
         [("Probably", {"Probably": ln(0.8)}), (".", {".": ln(0.9)})]
     )
 
-    with pytest.raises(HomeAssistantError) as caught:
-        await evaluate(hass, task, state=STATE, questions={"arrived": ARRIVED})
-
-    assert str(caught.value) == (
+    assert await evaluation_error(hass, task) == (
         'The model answered question arrived with "Probably.", which names none'
         " of its answers (yes, no)"
     )
@@ -247,12 +251,14 @@ async def test_more_options_than_labels_fail_before_any_request(
     _entry, task = await add_task(hass, openai_server)
     crowded = {**URGENCY, "criteria": [f"level {n}" for n in range(30)]}
 
-    with pytest.raises(ServiceValidationError) as caught:
-        await evaluate(
-            hass, task, state=STATE, questions={"arrived": ARRIVED, "fine": crowded}
-        )
+    said = await evaluation_error(
+        hass,
+        task,
+        ServiceValidationError,
+        questions={"arrived": ARRIVED, "fine": crowded},
+    )
 
-    assert str(caught.value) == (
+    assert said == (
         "Question fine has 30 options; an evaluation can tell at most 26 apart"
     )
     assert openai_server.requests == []
