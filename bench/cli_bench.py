@@ -23,6 +23,11 @@ Lines printed:
   of ``edgevox.llm.tool_parsers.DETECTORS``) driven the same way, from a
   checkout of nrl-ai/edgevox (``--peer-path`` adds a directory holding its
   ``partial_json_parser`` dependency). Nothing of it is part of this repository.
+
+``--instructions`` counts the child's user-space instructions instead of its
+CPU time (under ``valgrind --tool=cachegrind``, which must be installed):
+one run each, and the same figure however busy the machine is, so it is the
+figure to compare two checkouts by on a shared machine.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import argparse
 import json
 import os
 from pathlib import Path
+import re
 import statistics
 import subprocess
 import sys
@@ -94,11 +100,34 @@ def replies(paths: tuple[Path, ...]) -> list[str]:
     return lines
 
 
-def _cpu(argv: list[str], lines: list[str], cwd: Path, env: dict[str, str]) -> float:
-    """CPU seconds (user + system) the child spends answering ``lines``."""
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as feed:
+_VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def _cost(
+    argv: list[str],
+    lines: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    *,
+    instructions: bool = False,
+) -> float:
+    """CPU seconds (user + system) the child spends answering ``lines``, or
+    with ``instructions`` the user-space instructions it runs."""
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8") as feed,
+        tempfile.TemporaryDirectory() as out,
+    ):
         feed.write("\n".join(lines) + "\n")
         feed.seek(0)
+        log = Path(out) / "log"
+        if instructions:
+            argv = [
+                *_VALGRIND,
+                f"--cachegrind-out-file={Path(out) / 'cg'}",
+                f"--log-file={log}",
+                *argv,
+            ]
         proc = subprocess.Popen(
             argv,
             stdin=feed,
@@ -108,8 +137,13 @@ def _cpu(argv: list[str], lines: list[str], cwd: Path, env: dict[str, str]) -> f
             env=env,
         )
         _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{argv[:3]} failed")
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{argv[:3]} failed")
+        if instructions:
+            found = _REFS.search(log.read_text(encoding="utf-8"))
+            if found is None:
+                raise SystemExit("valgrind printed no instruction count")
+            return float(found.group(1).replace(",", ""))
     return usage.ru_utime + usage.ru_stime
 
 
@@ -121,16 +155,21 @@ def per_reply(
     runs: int,
     cwd: Path = ROOT,
     path: str = "",
+    instructions: bool = False,
 ) -> float:
-    """µs per reply: ``lines`` ``repeat`` times over, one-line start-up subtracted."""
+    """Per reply: ``lines`` ``repeat`` times over, one-line start-up subtracted.
+
+    µs of CPU time, or thousands of instructions with ``instructions``.
+    """
     env = dict(os.environ, PYTHONPATH=path) if path else dict(os.environ)
-    env.pop("PYTHONHASHSEED", None)
+    env["PYTHONHASHSEED"] = "0"  # the same string hashes, run after run
     fed = lines * repeat
+    unit = 1e-3 if instructions else 1e6
     figures = []
     for _ in range(runs):
-        startup = _cpu(argv, lines[:1], cwd, env)
-        full = _cpu(argv, fed, cwd, env)
-        figures.append((full - startup) / (len(fed) - 1) * 1e6)
+        startup = _cost(argv, lines[:1], cwd, env, instructions=instructions)
+        full = _cost(argv, fed, cwd, env, instructions=instructions)
+        figures.append((full - startup) / (len(fed) - 1) * unit)
     return statistics.median(figures)
 
 
@@ -142,14 +181,26 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, help="another checkout to compare")
     parser.add_argument("--peer", type=Path, help="a checkout of nrl-ai/edgevox")
     parser.add_argument("--peer-path", default="", help="extra PYTHONPATH for it")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions under valgrind instead of CPU time (one run)",
+    )
     args = parser.parse_args()
+    runs = 1 if args.instructions else args.runs
+    unit = "k instr" if args.instructions else "µs"
 
     old, every = replies(OLD_SET), replies(OLD_SET + NEW_SET)
     cli = [sys.executable, "-m", "custom_components.toolbelt.toolcalls", str(TOOLS)]
     without = [sys.executable, "-c", _WITHOUT, str(TOOLS), ",".join(ISSUE_23_DIALECTS)]
+    measure = (
+        "user-space instructions (valgrind)"
+        if args.instructions
+        else f"median of {runs} runs, child CPU time"
+    )
     print(
         f"CLI cost per reply, start-up subtracted ({args.repeat} times over, "
-        f"median of {args.runs} runs, child CPU time):"
+        f"{measure}):"
     )
     rows: list[tuple[str, list[str], Path, str]] = [
         ("toolbelt", cli, ROOT, ""),
@@ -174,7 +225,13 @@ def main() -> None:
             (f"all fixtures, {len(every)} replies", every),
         ):
             figure = per_reply(
-                argv, lines, repeat=args.repeat, runs=args.runs, cwd=cwd, path=path
+                argv,
+                lines,
+                repeat=args.repeat,
+                runs=runs,
+                cwd=cwd,
+                path=path,
+                instructions=args.instructions,
             )
             ours.setdefault(name, figure)
             ratio = (
@@ -182,7 +239,7 @@ def main() -> None:
                 if (label == "edgevox peer chain")
                 else ""
             )
-            print(f"  {label:48s} {name:28s} {figure:7.1f} µs{ratio}")
+            print(f"  {label:48s} {name:28s} {figure:7.1f} {unit}{ratio}")
 
 
 if __name__ == "__main__":
