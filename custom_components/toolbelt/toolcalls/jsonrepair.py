@@ -301,10 +301,11 @@ def loads_loose(text: str) -> Any:
     return _shallow(value, stripped)
 
 
-def _shallow(value: Any, text: str) -> Any:
-    """``value``, unless it nests deeper than ``MAX_DEPTH`` (checked without recursion)."""
+def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> Any:
+    """``value`` (read from ``text[start:end]``), unless it nests deeper than
+    ``MAX_DEPTH`` (checked without recursion)."""
     if not isinstance(value, (dict, list)) or (
-        text.count("[") + text.count("{") <= MAX_DEPTH
+        text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
     ):
         return value
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -384,7 +385,7 @@ def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
     except (ValueError, RecursionError):
         return None
     try:
-        return _shallow(value, text), end
+        return _shallow(value, text, start, end), end
     except LooseJSONError:
         return None
 
