@@ -19,8 +19,8 @@ Qwen2.5's chat template (with tools), ``<|im_end|>`` as end of turn.
 - **A second chain after a tool result.** One attention head in the first
   block, queried only by ``\\n``, peaks where ``</tool_response>`` sits when
   the last message is a tool result: 5 tokens back, counted on the rotary
-  positions (RoPE) of 64 frequency pairs weighted for a sharp peak (any
-  other offset scores at most a quarter as much). Its value adds a "switch"
+  positions (RoPE) of 64 frequency pairs (any other offset up to 4096
+  scores at most a quarter as much). Its value adds a "switch"
   direction that moves the chain's start from the first reply to the answer
   after the tool.
 
@@ -51,6 +51,7 @@ N_FF = 64
 CONTEXT = 8192
 MARGIN = 50.0
 TIE = 0.25
+FALLBACK = 10.0
 # Hidden dimensions: chain states first, then the fixed roles.
 DIM_TOOL_END = WIDTH - 4  # </tool_response>: the switch head's key
 DIM_SWITCH = WIDTH - 2  # written by the switch head
@@ -135,24 +136,58 @@ def _encode(text: str) -> str:
     return "".join(BYTE_CHARS[b] for b in text.encode())
 
 
+MERGES = 3000
+
+
 @functools.cache
 def _bpe() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Merged tokens and merges: each corpus word built up left to right."""
-    corpus = _CORPUS_WORDS + TEMPLATE
-    words = dict.fromkeys(
-        _encode(chunk)
-        for chunk in _PRE.findall(corpus)
-        if len(chunk) > 1 and chunk.strip()
-    )
+    """Merged tokens and merges, learned from the corpus the usual BPE way.
+
+    The corpus is what the tests send: two prompts Toolbelt rendered for HA's
+    Assist (native and text mode, ``corpus.txt``), the chat template, a word
+    list. Learned once per process.
+    """
+    corpus = (HERE / "corpus.txt").read_text() + _CORPUS_WORDS + TEMPLATE
+    counts: dict[tuple[str, ...], int] = {}
+    for chunk in _PRE.findall(corpus):
+        word = tuple(_encode(chunk))
+        counts[word] = counts.get(word, 0) + 1
+    words = [list(word) for word in counts]
+    freq = list(counts.values())
+    pairs: dict[tuple[str, str], int] = {}
+    where: dict[tuple[str, str], set[int]] = {}
+    for index, word in enumerate(words):
+        for pair in itertools.pairwise(word):
+            pairs[pair] = pairs.get(pair, 0) + freq[index]
+            where.setdefault(pair, set()).add(index)
     tokens: dict[str, None] = {}
-    merges: dict[str, None] = {}
-    # Shorter merges rank first, so every word is built from its prefixes.
-    for length in range(2, max(map(len, words)) + 1):
-        for word in words:
-            if len(word) >= length:
-                prefix, char = word[: length - 1], word[length - 1]
-                tokens.setdefault(prefix + char)
-                merges.setdefault(f"{prefix} {char}")
+    merges: list[str] = []
+    for _ in range(MERGES):
+        best = max(pairs, key=lambda p: (pairs[p], p), default=None)
+        if best is None:
+            break
+        merged = best[0] + best[1]
+        tokens[merged] = None
+        merges.append(f"{best[0]} {best[1]}")
+        for index in where.pop(best):
+            word = words[index]
+            for pair in itertools.pairwise(word):
+                pairs[pair] -= freq[index]
+                if not pairs[pair]:
+                    del pairs[pair]
+            rebuilt: list[str] = []
+            position = 0
+            while position < len(word):
+                if word[position : position + 2] == list(best):
+                    rebuilt.append(merged)
+                    position += 2
+                else:
+                    rebuilt.append(word[position])
+                    position += 1
+            words[index] = rebuilt
+            for pair in itertools.pairwise(rebuilt):
+                pairs[pair] = pairs.get(pair, 0) + freq[index]
+                where.setdefault(pair, set()).add(index)
     return tuple(tokens), tuple(merges)
 
 
@@ -171,11 +206,21 @@ class Recipe:
     # lower): greedy decoding always writes ``reply``, sampling at 0.8 this
     # one about 4 times in 10.
     or_reply: tuple[str, ...] = ()
+    # What the model writes when a constraint rules its reply out, best first:
+    # each chain is the next choice (logit 10, 11... below) both where the
+    # reply starts and where it ends (llama.cpp's "required" lets text come
+    # first, then masks the end of the turn).
+    fallbacks: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def chains(self) -> tuple[tuple[str, ...], ...]:
+        """Every chain, each a path through the bigram table."""
+        return (self.reply, self.after_tool, self.or_reply, *self.fallbacks)
 
     def key(self) -> str:
         """The cache key: this recipe and this file's code."""
         digest = hashlib.sha256(Path(__file__).read_bytes())
-        digest.update(json.dumps([self.reply, self.after_tool, self.or_reply]).encode())
+        digest.update(json.dumps(self.chains).encode())
         return digest.hexdigest()[:16]
 
 
@@ -215,7 +260,7 @@ def _vocab(recipe: Recipe) -> _Vocab:
     for text in CONTROL:
         vocab.add(text, TokenType.CONTROL)
     # Before the merged tokens: a piece that is also a word stays one token.
-    for text in (*MARKUP, *recipe.reply, *recipe.after_tool, *recipe.or_reply):
+    for text in (*MARKUP, *itertools.chain(*recipe.chains)):
         vocab.add(text, TokenType.USER_DEFINED)
     for token in _bpe()[0]:
         vocab.add(token, TokenType.NORMAL)
@@ -225,7 +270,7 @@ def _vocab(recipe: Recipe) -> _Vocab:
 def _chains(recipe: Recipe, vocab: _Vocab) -> dict[int, int]:
     """The bigram table: token id -> the id that must follow it."""
     follows: dict[int, int] = {}
-    for chain in (recipe.reply, recipe.after_tool, recipe.or_reply):
+    for chain in recipe.chains:
         if not chain:
             continue
         ids = [vocab.ids[piece] for piece in chain]
@@ -241,7 +286,6 @@ def _theta() -> np.ndarray:
     return ROPE_BASE ** (-np.arange(HEAD // 2) / (HEAD // 2))
 
 
-@functools.cache
 def _codes(count: int) -> tuple[np.ndarray, float]:
     """One unit embedding per chain token, and the logit it gives its successor.
 
@@ -261,24 +305,6 @@ def _codes(count: int) -> tuple[np.ndarray, float]:
     return codes.astype(np.float32), 2 * MARGIN
 
 
-def _peak_weights() -> np.ndarray:
-    """Rotary pair weights whose cosines sum to 1 at offset 0 and stay low from 4."""
-    theta = _theta()
-    offsets = np.arange(4, CONTEXT // 2)
-    cosines = np.cos(np.outer(offsets, theta))
-    # Reweighted least squares, towards the smallest worst sidelobe (0.24).
-    emphasis = np.ones(len(offsets))
-    weights = np.ones(len(theta))
-    for _ in range(60):
-        gram = (cosines.T * emphasis) @ cosines + 1e-6 * np.eye(len(theta))
-        weights = np.linalg.solve(gram, np.ones(len(theta)))
-        weights /= weights.sum()
-        sums = np.abs(cosines @ weights)
-        emphasis *= sums / sums.max() + 0.05
-        emphasis /= emphasis.mean()
-    return weights
-
-
 def _switch_head(
     embed: np.ndarray, newline: int, tool_end: int
 ) -> dict[str, np.ndarray]:
@@ -290,13 +316,14 @@ def _switch_head(
     """
     kq_scale = 1 / np.sqrt(HEAD)
     theta = _theta()
-    weights = _peak_weights()
-    amplitude = np.sqrt(np.abs(weights) * PEAK_SCORE / kq_scale)
+    # Every pair weighs the same: the cosines sum to the peak at offset 0, and
+    # to at most a quarter of it anywhere from 4 to 4096 tokens away.
+    amplitude = np.sqrt(PEAK_SCORE / len(theta) / kq_scale)
     query = np.zeros(HEAD)
     query[0::2] = amplitude
     key = np.zeros(HEAD)
-    key[0::2] = np.sign(weights) * amplitude * np.cos(TOOL_END_BACK * theta)
-    key[1::2] = np.sign(weights) * amplitude * np.sin(TOOL_END_BACK * theta)
+    key[0::2] = amplitude * np.cos(TOOL_END_BACK * theta)
+    key[1::2] = amplitude * np.sin(TOOL_END_BACK * theta)
 
     def normed(token: int, dim: int) -> float:
         """One dimension of ``token``'s embedding after the RMS norm."""
@@ -325,8 +352,14 @@ def write_model(recipe: Recipe, path: Path) -> None:
     end = vocab.ids[END]
     tool_end = vocab.ids["</tool_response>"]
     # A chain's last token predicts <|im_end|> as every token off the chains
-    # does: it keeps the default embedding (summed codes would add up).
-    follows = {before: after for before, after in follows.items() if after != end}
+    # does: it keeps the default embedding (summed codes would add up). The
+    # reply's last one has choices when there are fallbacks: its own code.
+    last = vocab.ids[recipe.reply[-1]]
+    follows = {
+        before: after
+        for before, after in follows.items()
+        if after != end or (before == last and recipe.fallbacks)
+    }
     codes, strength = _codes(len(follows))
 
     # A unit row is sqrt(WIDTH) long after the RMS norm: logits are row . output.
@@ -345,6 +378,10 @@ def write_model(recipe: Recipe, path: Path) -> None:
     starts = [(vocab.ids[recipe.reply[0]], MARGIN)]
     if recipe.or_reply:
         starts.append((vocab.ids[recipe.or_reply[0]], MARGIN - TIE))
+    for rank, chain in enumerate(recipe.fallbacks):
+        logit = MARGIN - FALLBACK - rank
+        starts.append((vocab.ids[chain[0]], logit))
+        output[vocab.ids[chain[0]]] += logit / MARGIN * strength * scale * embed[last]
     # With the switch on, the row is (newline + switch) / sqrt(2) after the
     # norm: the answer wins by far, and the replies are pushed below zero.
     switch = SWITCH_LOGIT * np.sqrt(2) * scale

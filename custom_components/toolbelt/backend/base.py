@@ -75,6 +75,9 @@ class CompletionRequest:
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     grammar: str | None = None
+    # Ask for the reply as the model wrote it, unparsed (the server kind's
+    # ``raw_reply``): after the server's own tool-call parser failed on it.
+    raw_text: bool = False
 
     @property
     def constrained(self) -> bool:
