@@ -250,3 +250,80 @@ async def test_the_check_stores_only_what_llama_cpp_accepts_with_tools(
     caplog.set_level(logging.WARNING)
     await async_converse(hass, "hello")
     assert "refused" not in caplog.text
+
+
+async def test_a_call_cut_off_at_the_token_limit_is_reported_as_cut_off(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """The call's arguments need more tokens than the agent allows: llama-server
+    ends with finish_reason "length" and a half-written structured call."""
+    opening = f'\n{{"name": "{assist_tool("HassTurnOn")}", "arguments": {{"name": "'
+    words = tuple(f"room{index} " for index in range(60))
+    recipe = Recipe(reply=("<tool_call>", opening, *words, '"}}\n', "</tool_call>"))
+    entry = await _add(hass, llama.serve(recipe))
+
+    result = await _check(
+        hass,
+        entry,
+        **{CONF_TOOL_FORMAT: "auto", CONF_TEMPERATURE: 0.0, CONF_MAX_TOKENS: 40},
+    )
+
+    assert result["description_placeholders"]["result"] == (
+        "Cut off: the reply reached the agent's token limit (Maximum tokens in an"
+        " answer: 40) before a complete tool call. Raise it and run the check"
+        " again."
+    )
+    assert result["description_placeholders"]["constraints"].startswith(
+        "tool_choice: cut off at 40 tokens"
+    )
+
+
+async def test_the_check_gives_the_same_verdict_twice(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """A model that calls or chats nearly as often at llama-server's default
+    temperature (0.8): at the agent's own (0 here) every check agrees."""
+    recipe = Recipe(reply=CALL, after_tool=(DONE,), or_reply=("Hello there!",))
+    entry = await _add(hass, llama.serve(recipe))
+    options = {CONF_TOOL_FORMAT: "auto", CONF_TEMPERATURE: 0.0, CONF_MAX_TOKENS: 64}
+
+    verdicts = set()
+    for _ in range(4):
+        result = await _check(hass, entry, **options)
+        data = await _save(hass, entry, result, **{CONF_TOOL_CHOICE: "auto"})
+        placeholders = result["description_placeholders"]
+        verdicts.add(
+            (
+                placeholders["result"],
+                placeholders["constraints"],
+                *data[CONF_CONSTRAINTS],
+            )
+        )
+
+    assert verdicts == {
+        (
+            "Native tool calls: the server returned a structured call.",
+            "tool_choice: honoured",
+            "tool_choice",
+        )
+    }
+
+
+async def test_the_check_gives_a_model_that_talks_first_room_for_its_call(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """150 tokens of chat before the call: more than the 128 the check once
+    allowed, well within the agent's limit."""
+    chat = tuple(f"well{index} " for index in range(150))
+    entry = await _add(hass, llama.serve(Recipe(reply=(*chat, *CALL))))
+
+    result = await _check(
+        hass,
+        entry,
+        **{CONF_TOOL_FORMAT: "auto", CONF_TEMPERATURE: 0.0, CONF_MAX_TOKENS: 256},
+    )
+
+    assert result["description_placeholders"]["result"] == (
+        "Native tool calls: the server returned a structured call."
+    )
+    assert result["description_placeholders"]["constraints"] == "tool_choice: honoured"
