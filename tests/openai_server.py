@@ -36,6 +36,7 @@ import pytest_asyncio
 
 AUTO = "auto"
 NO_REPLY_MESSAGE = "no scripted reply"
+GRAMMAR_WITH_TOOLS = "Cannot use custom grammar constraints with tools."
 # Irregular argument-fragment sizes, so accumulation bugs cannot hide behind even cuts.
 _ODD_PIECES = (1, 5, 2, 9, 3, 4)
 
@@ -423,6 +424,9 @@ class OpenAIServer:
         self.requests.append(rec)
         if failure := self._auth_failure(request):
             return failure
+        if body.get("grammar") and body.get("tools"):
+            # As llama-server answers (the only server that takes a grammar).
+            return web.json_response(_error_body(GRAMMAR_WITH_TOOLS, 400), status=400)
         if not self._replies:
             return web.json_response(_error_body(NO_REPLY_MESSAGE, 500), status=500)
         reply = self._replies.popleft()

@@ -10,19 +10,24 @@ from __future__ import annotations
 import json
 import logging
 
+from homeassistant import config_entries
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
 from custom_components.toolbelt.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
     CONF_CONSTRAINTS,
     CONF_LLM_HASS_API,
     CONF_MAX_TOKENS,
     CONF_MODEL,
     CONF_REQUEST_TIMEOUT,
+    CONF_SERVER_KIND,
     CONF_TEMPERATURE,
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
+    DOMAIN,
 )
 from tests.ha.conftest import (
     async_add_toolbelt,
@@ -327,3 +332,50 @@ async def test_the_check_gives_a_model_that_talks_first_room_for_its_call(
         "Native tool calls: the server returned a structured call."
     )
     assert result["description_placeholders"]["constraints"] == "tool_choice: honoured"
+
+
+# -- connecting ----------------------------------------------------------------
+
+
+async def test_adding_the_server_lists_its_model_and_checks_the_key(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """llama-server lists the model file's path as its id; a wrong key is
+    invalid_auth on the form, and a key that stops working asks for a new one."""
+    server = llama.serve(ACTS, api_key="sk-right")
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_SERVER_KIND: "llamacpp"}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "sk-wrong"}
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "sk-right"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["result"] == (
+        "Native tool calls: the server returned a structured call."
+    )
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
+    await hass.async_block_till_done()
+    entry = result["result"]
+    agent = next(iter(entry.subentries.values()))
+    assert agent.data[CONF_MODEL] == str(server.model)
+    assert speech(await async_converse(hass, "turn on the kitchen light")) == DONE
+    assert _light(hass) == "on"
+
+    hass.config_entries.async_update_entry(
+        entry, data={**entry.data, CONF_API_KEY: "x"}
+    )
+    await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+    (flow,) = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert flow["context"]["source"] == "reauth"
+    result = await hass.config_entries.flow.async_configure(
+        flow["flow_id"], {CONF_API_KEY: "sk-right"}
+    )
+    assert result["reason"] == "reauth_successful"
