@@ -379,3 +379,5 @@ async def test_adding_the_server_lists_its_model_and_checks_the_key(
         flow["flow_id"], {CONF_API_KEY: "sk-right"}
     )
     assert result["reason"] == "reauth_successful"
+    await hass.async_block_till_done()
+    assert entry.state is config_entries.ConfigEntryState.LOADED
