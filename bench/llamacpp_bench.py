@@ -31,7 +31,7 @@ from pytest_homeassistant_custom_component.common import (
     async_test_home_assistant,
 )
 
-from bench.prompt_bench import _demo_home
+from bench.prompt_bench import _demo_home, core_llama_cpp_entry
 from custom_components.toolbelt.const import (
     CONF_BASE_URL,
     CONF_LLM_HASS_API,
@@ -115,19 +115,7 @@ def _entry(key: str, base_url: str) -> MockConfigEntry:
                 )
             ],
         )
-    return MockConfigEntry(
-        domain="llama_cpp",
-        title="llama.cpp",
-        data={"base_url": base_url, "streaming": True},
-        subentries_data=[
-            ConfigSubentryData(
-                data={"chat_model": "bench-model", "llm_hass_api": ["assist"]},
-                subentry_type="conversation",
-                title="ha_llama_cpp",
-                unique_id=None,
-            )
-        ],
-    )
+    return core_llama_cpp_entry(base_url)
 
 
 async def _measure(key: str, servers: LlamaServers) -> list[dict[str, int]]:

@@ -176,6 +176,8 @@ class _Watched:
         self.constrained = False
 
     async def complete(self, request: CompletionRequest) -> AsyncGenerator[Delta]:
+        # What the last request (a retry, say) came back with.
+        self.native, self.finish = False, None
         self.constrained |= request.constrained
         try:
             async with contextlib.aclosing(self._backend.complete(request)) as deltas:
