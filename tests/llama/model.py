@@ -39,8 +39,6 @@ import os
 from pathlib import Path
 import re
 
-import gguf
-from gguf import TokenType
 import numpy as np
 
 HERE = Path(__file__).parent
@@ -254,6 +252,8 @@ class _Vocab:
 
 
 def _vocab(recipe: Recipe) -> _Vocab:
+    from gguf import TokenType  # only where models are made
+
     vocab = _Vocab([], [], {})
     for char in BYTE_CHARS.values():
         vocab.add(char, TokenType.NORMAL)
@@ -344,6 +344,8 @@ def _switch_head(
 
 def write_model(recipe: Recipe, path: Path) -> None:
     """Write the GGUF file for ``recipe`` to ``path``."""
+    import gguf  # only where models are made
+
     if not recipe.reply:
         raise ValueError("a recipe needs a reply")
     vocab = _vocab(recipe)

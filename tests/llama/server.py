@@ -138,6 +138,7 @@ def _start(model: Path, flags: tuple[str, ...], logs: Path) -> LlamaServer:
 def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServers]:
     """Real llama-servers for the session; skips when none is installed."""
     binary()
+    pytest.importorskip("gguf", reason="the gguf package makes the test models")
     servers = LlamaServers(tmp_path_factory.mktemp("llama"))
     yield servers
     servers.stop()
