@@ -10,10 +10,16 @@ processed (``timings.prompt_n``) and how many it reused from its cache
 (``timings.cache_n``); a recording proxy in front of the server keeps both.
 
 Run from the repository root: .venv/bin/python -m bench.llamacpp_bench
-(HA's llama_cpp integration needs HA 2026.10 or newer).
+(HA's llama_cpp integration needs HA 2026.10 or newer: the current or the
+previous lane).
 """
 
 from __future__ import annotations
+
+# Before anything imports httpx: HA 2026.11's alias, and phcc's moved helper.
+import tests.ha_bridge.plugin  # noqa: F401
+
+# isort: split
 
 import asyncio
 from dataclasses import dataclass
