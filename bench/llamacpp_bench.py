@@ -32,6 +32,7 @@ from aiohttp import ClientSession, web
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
+from homeassistant.helpers import frame
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_test_home_assistant,
@@ -139,6 +140,7 @@ async def _measure(key: str, servers: LlamaServers) -> list[dict[str, int]]:
     try:
         with tempfile.TemporaryDirectory() as config_dir:
             async with async_test_home_assistant(config_dir=config_dir) as hass:
+                frame.async_setup(hass)  # as the test harness's hass fixture does
                 hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
                 await _demo_home(hass)
                 entry = _entry(key, base_url)
