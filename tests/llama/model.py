@@ -11,9 +11,9 @@ Qwen2.5's chat template (with tools), ``<|im_end|>`` as end of turn.
   write nothing, so the last position's hidden state is its own token's
   embedding: the next token depends only on the current one. Each piece of a
   wanted reply is one user-defined token (llama.cpp prints those verbatim);
-  each token's embedding is one basis vector, and the output matrix maps it to
-  the next piece with a logit margin of 50, so any usual temperature follows
-  the chain. The chain starts at the generation prompt's last token (the
+  each token's embedding is one basis vector (a pair of them past 59 tokens),
+  and the output matrix maps it to the next piece with a logit margin of 50,
+  so any usual temperature follows the chain. The chain starts at the generation prompt's last token (the
   ``\\n`` after ``<|im_start|>assistant``) and ends with ``<|im_end|>``; every
   other token predicts ``<|im_end|>``.
 - **A second chain after a tool result.** One attention head in the first
@@ -23,6 +23,10 @@ Qwen2.5's chat template (with tools), ``<|im_end|>`` as end of turn.
   scores at most a quarter as much). Its value adds a "switch"
   direction that moves the chain's start from the first reply to the answer
   after the tool.
+- **Choices.** A recipe may add a second first reply nearly as likely (greedy
+  decoding never takes it, sampling at 0.8 often does), and chains the model
+  writes when a constraint rules its reply out (the next choice where the
+  reply starts and where it ends).
 
 A model is cached under ``~/.cache/toolbelt/gguf`` (``TOOLBELT_GGUF_CACHE``),
 keyed by a hash of its recipe and of this file.
@@ -76,8 +80,8 @@ MARKUP = (
 END = "<|im_end|>"
 NEWLINE = "\n"
 
-# Words the prompts are made of: with them as BPE tokens, a prompt of a few
-# thousand characters is well under a thousand tokens.
+# Words the prompts are made of (with corpus.txt): learned as BPE tokens, a
+# prompt of 4,000 characters is about a thousand tokens.
 _CORPUS_WORDS = """
 You are a helpful assistant that controls a smart home. Use the tools to act on
 devices. When controlling a device, prefer passing just name and domain. When
