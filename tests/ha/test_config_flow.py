@@ -40,6 +40,7 @@ from tests.ha.conftest import (
     async_converse,
     speech,
 )
+from tests import icu_message
 from tests.openai_server import OpenAIServer
 
 INTEGRATION = Path(__file__).parents[2] / "custom_components" / "toolbelt"
@@ -521,11 +522,14 @@ async def test_tool_call_formats_are_labelled_with_their_model_families(
     options = selector.config["options"]
     assert options[:2] == ["auto", "native"]
     assert selector.config["translation_key"] == CONF_TOOL_FORMAT
-    labels = json.loads((INTEGRATION / "strings.json").read_text(encoding="utf-8"))[
+    raw = json.loads((INTEGRATION / "strings.json").read_text(encoding="utf-8"))[
         "selector"
     ][CONF_TOOL_FORMAT]["options"]
-    assert set(options) == set(labels)
+    assert set(options) == set(raw)
+    # What the frontend shows (ICU quoting undone): tests/test_translations.py.
+    labels = {name: icu_message.parse(label).rendered for name, label in raw.items()}
     assert labels["hermes"].startswith("Hermes <tool_call>")
+    assert labels["llama3"].startswith('Llama 3 JSON {"name", "parameters"}')
     assert "Qwen 2.5" in labels["hermes"]
     assert all("(" in label for name, label in labels.items() if name != "native")
 
