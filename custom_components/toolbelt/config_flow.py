@@ -288,7 +288,9 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             data = {
                 **entry.data,
                 CONF_BASE_URL: normalize_url(url),
-                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
+                # The stored key is never shown: an empty field keeps it.
+                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip()
+                or entry.data.get(CONF_API_KEY, ""),
             }
             unique_id = server_unique_id(data[CONF_BASE_URL])
             await self.async_set_unique_id(unique_id)
@@ -305,7 +307,6 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     data=data,
                 )
         shown = user_input or {
-            **entry.data,
             CONF_BASE_URL: url_for_form(entry.data[CONF_BASE_URL]),
             CONF_NAME: entry.title,
         }

@@ -218,6 +218,35 @@ async def test_reconfigure_changes_url_and_key(
     assert new.all_requests[-1].authorization == "Bearer sk-new"
 
 
+async def test_reconfigure_never_shows_the_stored_key(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The key field starts empty (no eye icon can reveal it); empty keeps the key."""
+    server: OpenAIServer = await openai_server_factory(require_api_key="sk-secret")
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        unique_id=server.base_url,
+        data={
+            CONF_SERVER_KIND: "vllm",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: "sk-secret",
+        },
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    result = await entry.start_reconfigure_flow(hass)
+    (key,) = [k for k in result["data_schema"].schema if k == CONF_API_KEY]
+    assert not (key.description or {}).get("suggested_value")
+    assert "sk-secret" not in str(result)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: ""}
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.data[CONF_API_KEY] == "sk-secret"
+    await hass.async_block_till_done()
+    assert server.all_requests[-1].authorization == "Bearer sk-secret"
+
+
 async def test_a_name_typed_in_the_form_is_the_title(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
