@@ -36,7 +36,7 @@ from homeassistant.helpers.selector import (
 import voluptuous as vol
 
 from . import compat
-from .agent_check import AgentCheck, async_check_agent
+from .agent_check import AgentCheck, async_check_agent, async_tool_names
 from .backend.errors import (
     BackendAuthError,
     BackendConnectionError,
@@ -275,7 +275,8 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             self.hass, backend, get_server_kind(self._server_kind), self._agent
         )
         self._usable = check.constraints.honoured
-        return _show_check(self, check, self._agent)
+        tools = await async_tool_names(self.hass, self._agent)
+        return _show_check(self, check, self._agent, tools)
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
@@ -511,7 +512,8 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
             self.hass, runtime.backend, runtime.kind, self._options
         )
         self._usable = check.constraints.honoured
-        return _show_check(self, check, self._options)
+        tools = await async_tool_names(self.hass, self._options)
+        return _show_check(self, check, self._options, tools)
 
     def _free_name(self, model: str | None) -> str:
         """A name no agent of this server has yet: the model's, else the default."""
@@ -533,12 +535,19 @@ def _choices(user_input: dict[str, Any], usable: tuple[str, ...]) -> dict[str, A
     }
 
 
-def _show_check(flow: Any, check: AgentCheck, options: dict[str, Any]) -> Any:
+def _show_check(
+    flow: Any, check: AgentCheck, options: dict[str, Any], tools: list[str]
+) -> Any:
     """The check step's form, the same in the server and the agent flows."""
     return flow.async_show_form(
         step_id="check",
         data_schema=flow.add_suggested_values_to_schema(
-            _choice_schema(check.constraints.honoured, text_mode=check.text_mode),
+            _choice_schema(
+                check.constraints.honoured,
+                text_mode=check.text_mode,
+                tools=tools,
+                current=options.get(CONF_TOOL_CHOICE),
+            ),
             options,
         ),
         description_placeholders={
@@ -548,15 +557,27 @@ def _show_check(flow: Any, check: AgentCheck, options: dict[str, Any]) -> Any:
     )
 
 
-def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:
-    """Tool choice only with an honoured constraint; strict calls only in text."""
+def _choice_schema(
+    usable: tuple[str, ...],
+    *,
+    text_mode: bool,
+    tools: list[str],
+    current: str | None = None,
+) -> vol.Schema:
+    """Tool choice only with an honoured constraint; strict calls only in text.
+
+    The policies are labelled by the translations; then one entry per tool of
+    the agent (its name), to force that tool on the first request.
+    """
     if not usable:
         return vol.Schema({})
+    names = [*POLICIES, *(t for t in tools if t not in POLICIES)]
+    if current and current not in names:
+        names.append(current)  # a tool the agent no longer has: keep it visible
     schema: dict[Any, Any] = {
         vol.Optional(CONF_TOOL_CHOICE, default=DEFAULT_TOOL_CHOICE): SelectSelector(
             SelectSelectorConfig(
-                options=list(POLICIES),
-                custom_value=True,
+                options=[SelectOptionDict(value=name, label=name) for name in names],
                 mode=SelectSelectorMode.DROPDOWN,
                 translation_key=CONF_TOOL_CHOICE,
             )
