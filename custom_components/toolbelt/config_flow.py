@@ -33,6 +33,7 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.helpers.typing import UNDEFINED
 import voluptuous as vol
 
 from . import compat
@@ -444,23 +445,34 @@ class _OneFormSubentryFlow(ConfigSubentryFlow):
         except (BackendError, TimeoutError):
             return runtime.models
 
-    def _async_save(self, title: str, options: dict[str, Any]) -> SubentryFlowResult:
-        """Create the subentry, or update the one being reconfigured."""
+    def _async_save(
+        self, title: str | None, options: dict[str, Any]
+    ) -> SubentryFlowResult:
+        """Create the subentry, or update the one being reconfigured.
+
+        A new title renames the subentry; its device follows on the reload.
+        """
         if self._is_new:
-            return self.async_create_entry(title=title, data=options)
+            return self.async_create_entry(title=title or "", data=options)
         return self.async_update_and_abort(
-            self._get_entry(), self._get_reconfigure_subentry(), data=options
+            self._get_entry(),
+            self._get_reconfigure_subentry(),
+            title=title or UNDEFINED,
+            data=options,
         )
 
 
 class AgentSubentryFlowHandler(_OneFormSubentryFlow):
-    """Add or reconfigure one agent: model, prompt, tools and limits."""
+    """Add or reconfigure one agent: name, model, prompt, tools and limits."""
 
     def __init__(self) -> None:
         """Nothing chosen yet."""
         super().__init__()
         self._options: dict[str, Any] = {}
         self._name = DEFAULT_AGENT_NAME
+        # The name the form suggested while it follows the model (as a server's
+        # name follows its host); None once it is the user's own.
+        self._following: str | None = None
         self._usable: tuple[str, ...] = ()
 
     async def async_step_init(
@@ -470,18 +482,25 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
         if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
         if user_input is not None:
-            if self._is_new:
-                self._name = user_input.pop(CONF_NAME, DEFAULT_AGENT_NAME)
+            typed = str(user_input.pop(CONF_NAME, "") or "").strip()
             user_input[CONF_LLM_HASS_API] = valid_llm_apis(
                 self.hass, user_input.get(CONF_LLM_HASS_API)
             )
             self._options = whole_numbers(user_input)
+            self._name = self._name_for(typed, self._options.get(CONF_MODEL))
             return await self.async_step_check()
 
         if self._is_new:
             options = default_agent_options(runtime.models)
+            name = self._free_name(options.get(CONF_MODEL))
+            self._following = name
         else:
-            options = dict(self._get_reconfigure_subentry().data)
+            subentry = self._get_reconfigure_subentry()
+            options = dict(subentry.data)
+            name = subentry.title
+            follows = name == self._free_name(options.get(CONF_MODEL))
+            self._following = name if follows else None
+        self._name = name
         options[CONF_LLM_HASS_API] = valid_llm_apis(
             self.hass, options.get(CONF_LLM_HASS_API)
         )
@@ -493,11 +512,12 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
                 "conversation", DOMAIN, self._get_reconfigure_subentry().subentry_id
             )
         )
-        schema = _agent_schema(self.hass, models, is_new=self._is_new, own=own)
-        suggested = {CONF_NAME: self._free_name(options.get(CONF_MODEL)), **options}
+        schema = _agent_schema(self.hass, models, named=True, own=own)
         return self.async_show_form(
             step_id="init",
-            data_schema=self.add_suggested_values_to_schema(schema, suggested),
+            data_schema=self.add_suggested_values_to_schema(
+                schema, {CONF_NAME: name, **options}
+            ),
         )
 
     async def async_step_check(
@@ -515,9 +535,22 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
         tools = await async_tool_names(self.hass, self._options)
         return _show_check(self, check, self._options, tools)
 
+    def _name_for(self, typed: str, model: str | None) -> str:
+        """The typed name; the model's while the suggestion was left as it was."""
+        if self._following is not None and typed in ("", self._following):
+            self._following = self._free_name(model)
+            return self._following
+        self._following = None
+        return typed or self._name
+
     def _free_name(self, model: str | None) -> str:
-        """A name no agent of this server has yet: the model's, else the default."""
-        taken = {sub.title for sub in self._get_entry().subentries.values()}
+        """A name no other agent of this server has: the model's, else the default."""
+        own = None if self._is_new else self._get_reconfigure_subentry().subentry_id
+        taken = {
+            sub.title
+            for sub_id, sub in self._get_entry().subentries.items()
+            if sub_id != own
+        }
         base = model or DEFAULT_AGENT_NAME
         name, number = base, 2
         while name in taken:
@@ -589,11 +622,11 @@ def _choice_schema(
 
 
 def _agent_schema(
-    hass: HomeAssistant, models: list[str], *, is_new: bool, own: str | None = None
+    hass: HomeAssistant, models: list[str], *, named: bool, own: str | None = None
 ) -> vol.Schema:
     schema: dict[Any, Any] = {}
-    if is_new:
-        schema[vol.Required(CONF_NAME)] = str
+    if named:  # left empty, an agent is named after its model
+        schema[vol.Optional(CONF_NAME)] = str
     schema.update(
         {
             vol.Required(CONF_MODEL): SelectSelector(
@@ -683,7 +716,7 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
         if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
         if user_input is not None:
-            name = user_input.pop(CONF_NAME, DEFAULT_AI_TASK_NAME)
+            name = user_input.pop(CONF_NAME, None)  # only a new task has the field
             options = whole_numbers(user_input)
             kind = runtime.kind
             check = await async_probe_constraints(
@@ -711,7 +744,7 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
             {
                 key: value
                 for key, value in _agent_schema(
-                    self.hass, models, is_new=False
+                    self.hass, models, named=False
                 ).schema.items()
                 if key in AI_TASK_OPTIONS
             }

@@ -13,7 +13,7 @@ from homeassistant.components import ai_task
 from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import llm
+from homeassistant.helpers import device_registry as dr, entity_registry as er, llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -536,6 +536,81 @@ async def test_add_agent_suggests_a_free_name(
         assert result["type"] is FlowResultType.CREATE_ENTRY
         await hass.async_block_till_done()  # the entry reloads with its new agent
     assert names == ["test-model", "test-model 2"]
+
+
+async def test_an_untouched_name_follows_the_model(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """Add agent suggests the first model's name; picking another renames it."""
+    server: OpenAIServer = await openai_server_factory(models=["hermes-8b", "qwen3:8b"])
+    entry = await async_add_toolbelt(hass, server)
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, "conversation"), context={"source": "user"}
+    )
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "hermes-8b"
+    server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "hermes-8b", CONF_MODEL: "qwen3:8b", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    await hass.async_block_till_done()
+    added = (
+        entry.subentries[result["result"].subentry_id] if "result" in result else None
+    )
+    titles = sorted(sub.title for sub in entry.subentries.values())
+    assert titles == ["Test agent", "qwen3:8b"], added
+
+    # Reconfigure: the model-named agent follows a new model too...
+    agent = next(s for s in entry.subentries.values() if s.title == "qwen3:8b")
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "qwen3:8b"
+    server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "qwen3:8b", CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[agent.subentry_id].title == "hermes-8b"
+
+
+async def test_reconfigure_renames_an_agent_and_its_device(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A name typed in Reconfigure is the subentry's title and its device's name,
+    and it no longer follows the model."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (agent,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "Test agent"
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "Porch agent", CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
+    await hass.async_block_till_done()  # the entry reloads
+    assert entry.subentries[agent.subentry_id].title == "Porch agent"
+    entities = er.async_get(hass)
+    entity_id = entities.async_get_entity_id("conversation", DOMAIN, agent.subentry_id)
+    device = dr.async_get(hass).async_get(entities.async_get(entity_id).device_id)
+    assert device.name == "Porch agent"
+    assert hass.states.get(entity_id).name == "Porch agent"
+
+    # A typed name stays when the model changes later.
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "Porch agent", CONF_MODEL: "other-model", CONF_TOOL_FORMAT: "auto"},
+    )
+    await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert entry.subentries[agent.subentry_id].title == "Porch agent"
 
 
 async def test_tool_call_formats_are_labelled_with_their_model_families(
