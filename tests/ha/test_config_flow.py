@@ -556,11 +556,8 @@ async def test_an_untouched_name_follows_the_model(
     )
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     await hass.async_block_till_done()
-    added = (
-        entry.subentries[result["result"].subentry_id] if "result" in result else None
-    )
     titles = sorted(sub.title for sub in entry.subentries.values())
-    assert titles == ["Test agent", "qwen3:8b"], added
+    assert titles == ["Test agent", "qwen3:8b"]
 
     # Reconfigure: the model-named agent follows a new model too...
     agent = next(s for s in entry.subentries.values() if s.title == "qwen3:8b")
