@@ -23,7 +23,15 @@ from dev_hass_api import HassApi, HassApiError
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-URL = "http://localhost:8123"
+DEFAULT_DEV_PORT = 8123
+
+
+def dev_port() -> int:
+    """HA's port: TOOLBELT_DEV_PORT (configuration.yaml reads it too), else 8123."""
+    return int(os.environ.get("TOOLBELT_DEV_PORT") or DEFAULT_DEV_PORT)
+
+
+URL = f"http://localhost:{dev_port()}"
 RUNNING_TIMEOUT = 600
 
 

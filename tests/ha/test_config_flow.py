@@ -34,13 +34,13 @@ from custom_components.toolbelt.const import (
     DOMAIN,
 )
 from custom_components.toolbelt.server_names import url_from_form
+from tests import icu_message
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_assist_api,
     async_converse,
     speech,
 )
-from tests import icu_message
 from tests.openai_server import OpenAIServer
 
 INTEGRATION = Path(__file__).parents[2] / "custom_components" / "toolbelt"
