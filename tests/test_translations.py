@@ -31,6 +31,7 @@ FILES = [
 # (A placeholder the code does not pass stays "{name}" on screen, or fails.)
 ARGUMENTS: dict[str, set[str]] = {
     "config.step.connect.title": {"server"},
+    "config.step.agent.description": {"server"},
     "config.step.reconfigure.title": {"server"},
     "config.step.reauth_confirm.title": {"server"},
     "config.step.check.description": {"model", "result", "constraints"},

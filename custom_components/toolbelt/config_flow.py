@@ -50,6 +50,7 @@ from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_CHECK_AGAIN,
     CONF_CONSTRAINTS,
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
@@ -158,6 +159,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         self._data: dict[str, Any] = {}
         self._title = ""
         self._agent: dict[str, Any] = {}
+        self._models: list[str] = []
         self._usable: tuple[str, ...] = ()
 
     async def async_step_user(
@@ -229,18 +231,38 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     user_input.get(CONF_NAME), data, suggested_title
                 )
                 self._agent = default_agent_options(models)
-                return await self.async_step_check()
+                self._models = models
+                return await self.async_step_agent()
         suggested = user_input or {
             CONF_BASE_URL: kind.default_base_url,
             CONF_NAME: suggested_title,
         }
         return self._connection_form("connect", suggested, errors, kind.spoken)
 
+    async def async_step_agent(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """The model and tool-call format of the agent created with the server."""
+        if user_input is not None:
+            self._agent.update(_checked(user_input))
+            return await self.async_step_check()
+        return self.async_show_form(
+            step_id="agent",
+            data_schema=self.add_suggested_values_to_schema(
+                _model_schema(self._models), self._agent
+            ),
+            description_placeholders={"server": self._title},
+        )
+
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """The capability check for the agent created with the server."""
-        if user_input is not None:
+        """The capability check for the agent created with the server.
+
+        Its form shows the model and format checked: changed, they are checked
+        again; submitted as they are, the entry is created.
+        """
+        if user_input is not None and not _changes_check(user_input, self._agent):
             self._agent.update(_choices(user_input, self._usable))
             return self.async_create_entry(
                 title=self._title,
@@ -271,13 +293,15 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     },
                 ],
             )
+        if user_input is not None:
+            self._agent.update(_checked(user_input))
         backend = await async_create_backend(self.hass, self._data)
         check = await async_check_agent(
             self.hass, backend, get_server_kind(self._server_kind), self._agent
         )
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._agent)
-        return _show_check(self, check, self._agent, tools)
+        return _show_check(self, check, self._agent, tools, self._models)
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
@@ -483,12 +507,20 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
             return self.async_abort(reason="entry_not_loaded")
         if user_input is not None:
             typed = str(user_input.pop(CONF_NAME, "") or "").strip()
+            check_again = user_input.pop(CONF_CHECK_AGAIN, False)
             user_input[CONF_LLM_HASS_API] = valid_llm_apis(
                 self.hass, user_input.get(CONF_LLM_HASS_API)
             )
-            self._options = whole_numbers(user_input)
+            stored = {} if self._is_new else self._get_reconfigure_subentry().data
+            # What the last check chose stays unless the check runs again.
+            kept = {k: stored[k] for k in CHECK_CHOICES if k in stored}
+            self._options = {**kept, **whole_numbers(user_input)}
             self._name = self._name_for(typed, self._options.get(CONF_MODEL))
-            return await self.async_step_check()
+            if self._is_new or check_again or _needs_check(self._options, stored):
+                return await self.async_step_check()
+            # Only options the check does not depend on changed (caps, instant
+            # confirmations, the prompt...): no requests to the server.
+            return self._async_save(self._name, self._options)
 
         if self._is_new:
             options = default_agent_options(runtime.models)
@@ -513,6 +545,10 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
             )
         )
         schema = _agent_schema(self.hass, models, named=True, own=own)
+        if not self._is_new:
+            schema = schema.extend(
+                {vol.Optional(CONF_CHECK_AGAIN, default=False): BooleanSelector()}
+            )
         return self.async_show_form(
             step_id="init",
             data_schema=self.add_suggested_values_to_schema(
@@ -523,17 +559,28 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
-        """Probe tool mode and constraints; offer the tool choices that work."""
-        if user_input is not None:
+        """Probe tool mode and constraints; offer the tool choices that work.
+
+        The form shows the model and format checked: changed, they are checked
+        again (an untouched name follows the model); unchanged, the agent is saved.
+        """
+        if user_input is not None and not _changes_check(user_input, self._options):
             self._options.update(_choices(user_input, self._usable))
             return self._async_save(self._name, self._options)
+        if user_input is not None:
+            self._options.update(_checked(user_input))
+            if self._following is not None:
+                self._name = self._name_for(
+                    self._following, self._options.get(CONF_MODEL)
+                )
         runtime = self._get_entry().runtime_data
         check = await async_check_agent(
             self.hass, runtime.backend, runtime.kind, self._options
         )
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._options)
-        return _show_check(self, check, self._options, tools)
+        models = await self._async_models(runtime)
+        return _show_check(self, check, self._options, tools, models)
 
     def _name_for(self, typed: str, model: str | None) -> str:
         """The typed name; the model's while the suggestion was left as it was."""
@@ -568,22 +615,90 @@ def _choices(user_input: dict[str, Any], usable: tuple[str, ...]) -> dict[str, A
     }
 
 
+# What the check depends on: changed, the agent is checked again.
+CHECKED_OPTIONS = (CONF_MODEL, CONF_TOOL_FORMAT)
+# What the check decides (the form's choices and the constraints found).
+CHECK_CHOICES = (CONF_TOOL_CHOICE, CONF_STRICT_CALLS, CONF_CONSTRAINTS)
+
+
+def _checked(user_input: dict[str, Any]) -> dict[str, Any]:
+    """The model and format from a form that shows them."""
+    return {key: user_input[key] for key in CHECKED_OPTIONS if key in user_input}
+
+
+def _changes_check(user_input: dict[str, Any], options: dict[str, Any]) -> bool:
+    """The check form came back with another model or format."""
+    return any(value != options.get(key) for key, value in _checked(user_input).items())
+
+
+def _needs_check(options: dict[str, Any], stored: Mapping[str, Any]) -> bool:
+    """A reconfigured agent needs the check: what it depends on changed.
+
+    The tools too: the check probes with the agent's own turn-on tool.
+    """
+    keys = (*CHECKED_OPTIONS, CONF_LLM_HASS_API)
+    return CONF_CONSTRAINTS not in stored or any(
+        options.get(key) != stored.get(key) for key in keys
+    )
+
+
+def _model_schema(models: list[str], *, required: bool = True) -> vol.Schema:
+    """The model (one the server lists, or typed) and the tool-call format.
+
+    Not required on the check's form: left out, they stay as checked.
+    """
+    field = vol.Required if required else vol.Optional
+    return vol.Schema(
+        {
+            field(CONF_MODEL): SelectSelector(
+                SelectSelectorConfig(
+                    options=models,
+                    custom_value=True,
+                    mode=SelectSelectorMode.DROPDOWN,
+                    sort=True,
+                )
+            ),
+            field(
+                CONF_TOOL_FORMAT,
+                **({"default": DEFAULT_TOOL_FORMAT} if required else {}),
+            ): SelectSelector(
+                SelectSelectorConfig(
+                    # auto and native first; labels (with the model families that
+                    # write each format) come from the translations.
+                    options=["auto", *dialect_names()],
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_TOOL_FORMAT,
+                )
+            ),
+        }
+    )
+
+
 def _show_check(
-    flow: Any, check: AgentCheck, options: dict[str, Any], tools: list[str]
+    flow: Any,
+    check: AgentCheck,
+    options: dict[str, Any],
+    tools: list[str],
+    models: list[str],
 ) -> Any:
-    """The check step's form, the same in the server and the agent flows."""
+    """The check step's form, the same in the server and the agent flows.
+
+    It names the model checked and gives the verdict; the model and format
+    can be changed on it, which checks again.
+    """
+    choices = _choice_schema(
+        check.constraints.honoured,
+        text_mode=check.text_mode,
+        tools=tools,
+        current=options.get(CONF_TOOL_CHOICE),
+    )
     return flow.async_show_form(
         step_id="check",
         data_schema=flow.add_suggested_values_to_schema(
-            _choice_schema(
-                check.constraints.honoured,
-                text_mode=check.text_mode,
-                tools=tools,
-                current=options.get(CONF_TOOL_CHOICE),
-            ),
-            options,
+            _model_schema(models, required=False).extend(choices.schema), options
         ),
         description_placeholders={
+            "model": str(options.get(CONF_MODEL) or ""),
             "result": check.report.summary,
             "constraints": check.constraints.summary,
         },
@@ -627,16 +742,10 @@ def _agent_schema(
     schema: dict[Any, Any] = {}
     if named:  # left empty, an agent is named after its model
         schema[vol.Optional(CONF_NAME)] = str
+    model = _model_schema(models).schema
     schema.update(
         {
-            vol.Required(CONF_MODEL): SelectSelector(
-                SelectSelectorConfig(
-                    options=models,
-                    custom_value=True,
-                    mode=SelectSelectorMode.DROPDOWN,
-                    sort=True,
-                )
-            ),
+            **{k: v for k, v in model.items() if k == CONF_MODEL},
             vol.Optional(CONF_PROMPT): TemplateSelector(),
             vol.Optional(CONF_LLM_HASS_API): SelectSelector(
                 SelectSelectorConfig(
@@ -647,15 +756,7 @@ def _agent_schema(
                     multiple=True,
                 )
             ),
-            vol.Required(CONF_TOOL_FORMAT, default=DEFAULT_TOOL_FORMAT): SelectSelector(
-                SelectSelectorConfig(
-                    # auto and native first; labels (with the model families that
-                    # write each format) come from the translations.
-                    options=["auto", *dialect_names()],
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOL_FORMAT,
-                )
-            ),
+            **{k: v for k, v in model.items() if k == CONF_TOOL_FORMAT},
             vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER

@@ -21,6 +21,7 @@ from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_CONSTRAINTS,
+    CONF_INSTANT_CONFIRMATIONS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -53,7 +54,12 @@ async def assist_name(hass: HomeAssistant, bare_name: str) -> str:
 
 
 async def _through_check(hass: HomeAssistant, result: dict) -> dict:
-    """The capability check shown for the server's first agent, accepted as is."""
+    """The first agent's model as suggested, then its check accepted as is."""
+    assert result["step_id"] == "agent", result
+    (model,) = [k for k in result["data_schema"].schema if k == CONF_MODEL]
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: model.description["suggested_value"]}
+    )
     assert result["step_id"] == "check", result
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
     await hass.async_block_till_done()
@@ -498,18 +504,73 @@ async def test_the_first_agent_gets_the_capability_check_with_real_tool_names(
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: openai_server.base_url}
     )
+    assert result["step_id"] == "agent"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "test-model"}
+    )
     assert result["step_id"] == "check"
     assert "Native tool calls" in result["description_placeholders"]["result"]
     probe = openai_server.requests[0]
     assert probe.tools[0]["function"]["name"] == turn_on
     assert probe.messages[-1]["content"] == "Turn on the kitchen light."
 
-    result = await _through_check(hass, result)
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
     assert result["type"] is FlowResultType.CREATE_ENTRY
     agent, _task = result["result"].subentries.values()
     assert agent.data[CONF_TOOL_CHOICE] == "auto"
     # No constraint was honoured by this test server: none is offered or stored.
     assert agent.data[CONF_CONSTRAINTS] == []
+
+
+async def test_adding_a_server_picks_the_model_and_can_go_back(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The first agent's model is chosen, named in the verdict, and a "No tool
+    call" verdict can be answered with another format or model on the same form."""
+    server: OpenAIServer = await openai_server_factory(models=["hermes-8b", "chat-3b"])
+    result = await _start(hass, "other")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url}
+    )
+    assert result["step_id"] == "agent"
+    (model,) = [k for k in result["data_schema"].schema if k == CONF_MODEL]
+    assert model.description["suggested_value"] == "hermes-8b"
+    model_selector = result["data_schema"].schema[model].config
+    assert model_selector["options"] == ["hermes-8b", "chat-3b"]
+
+    server.reply_text("Sure! The kitchen light is on now.")  # no call: chats
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == "chat-3b"
+    assert result["description_placeholders"]["result"].startswith("No tool call")
+    assert server.requests[0].body["model"] == "chat-3b"
+
+    # Back: another format on the same form checks again.
+    sent = len(server.requests)
+    server.reply_text('Action: HassTurnOn\nAction Input: {"name": "kitchen"}')
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "react"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["result"].startswith("Text tool calls")
+    again = server.requests[sent]
+    assert again.body["model"] == "chat-3b"
+    assert "Action Input" in again.messages[0]["content"]  # react's prompt
+
+    # Submitted as checked: the entry is created, nothing is asked again.
+    sent = len(server.requests)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "react"}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert len(server.requests) == sent
+    agent, task = result["result"].subentries.values()
+    assert agent.data[CONF_MODEL] == "chat-3b"
+    assert agent.data[CONF_TOOL_FORMAT] == "react"
+    assert task.data[CONF_MODEL] == "chat-3b"
+    await hass.async_block_till_done()
 
 
 async def test_add_agent_suggests_a_free_name(
@@ -608,6 +669,90 @@ async def test_reconfigure_renames_an_agent_and_its_device(
     )
     await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     assert entry.subentries[agent.subentry_id].title == "Porch agent"
+
+
+async def test_reconfigure_checks_again_only_when_it_matters(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Caps or instant confirmations alone: saved at once, no request to the
+    server, the check's choices kept. "Run the check again" checks anyway."""
+    entry = await async_add_toolbelt(
+        hass,
+        openai_server,
+        tool_choice="required_first",
+        constraints=["tool_choice"],
+    )
+    (agent,) = entry.subentries.values()
+    stored = dict(agent.data)
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    sent = len(openai_server.requests)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: stored[CONF_MODEL],
+            CONF_TOOL_FORMAT: stored[CONF_TOOL_FORMAT],
+            CONF_LLM_HASS_API: stored[CONF_LLM_HASS_API],
+            CONF_MAX_DEVICE_COMMANDS: 5,
+            CONF_INSTANT_CONFIRMATIONS: True,
+        },
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert len(openai_server.requests) == sent
+    data = entry.subentries[agent.subentry_id].data
+    assert data[CONF_MAX_DEVICE_COMMANDS] == 5
+    assert data[CONF_INSTANT_CONFIRMATIONS] is True
+    assert data[CONF_TOOL_CHOICE] == "required_first"
+    assert data[CONF_CONSTRAINTS] == ["tool_choice"]
+    await hass.async_block_till_done()
+
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: stored[CONF_MODEL],
+            CONF_TOOL_FORMAT: stored[CONF_TOOL_FORMAT],
+            CONF_LLM_HASS_API: stored[CONF_LLM_HASS_API],
+            "check_again": True,
+        },
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == stored[CONF_MODEL]
+    assert len(openai_server.requests) > sent
+
+
+async def test_the_agent_check_can_go_back_to_another_model(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """A "No tool call" verdict is not final: another model on the check's form
+    is checked, and the untouched name follows it."""
+    server: OpenAIServer = await openai_server_factory(models=["chat-3b", "hermes-8b"])
+    entry = await async_add_toolbelt(hass, server)
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, "conversation"), context={"source": "user"}
+    )
+    server.reply_text("Sure, done!")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "chat-3b", CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "auto"},
+    )
+    assert result["description_placeholders"]["model"] == "chat-3b"
+    assert result["description_placeholders"]["result"].startswith("No tool call")
+    server.reply_tool_calls([{"name": "HassTurnOn", "arguments": {"name": "x"}}])
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == "hermes-8b"
+    assert result["description_placeholders"]["result"].startswith("Native tool calls")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    added = next(s for s in entry.subentries.values() if s.title != "Test agent")
+    assert added.title == "hermes-8b"
+    assert added.data[CONF_MODEL] == "hermes-8b"
+    await hass.async_block_till_done()
 
 
 async def test_tool_call_formats_are_labelled_with_their_model_families(

@@ -87,4 +87,5 @@ async def test_the_check_tells_the_models_apart(
         result["flow_id"], {CONF_MODEL: model, CONF_TOOL_FORMAT: "auto"}
     )
     assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == model
     assert result["description_placeholders"]["result"].startswith(verdict)

@@ -117,6 +117,8 @@ async def test_check_offers_only_honoured_constraints(
     summary = result["description_placeholders"]["constraints"]
     assert summary == "grammar: honoured; json_schema: refused"
     assert {str(key) for key in result["data_schema"].schema} == {
+        CONF_MODEL,
+        CONF_TOOL_FORMAT,
         CONF_TOOL_CHOICE,
         CONF_STRICT_CALLS,
     }
@@ -165,7 +167,11 @@ async def test_check_without_honoured_constraints_offers_nothing(
     assert result["description_placeholders"]["constraints"] == (
         "tool_choice: ignored; grammar: ignored; json_schema: refused"
     )
-    assert not result["data_schema"].schema
+    # Only the model and format checked (to try others): no choice to offer.
+    assert {str(key) for key in result["data_schema"].schema} == {
+        CONF_MODEL,
+        CONF_TOOL_FORMAT,
+    }
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     data = entry.subentries[subentry.subentry_id].data
     assert data[CONF_CONSTRAINTS] == []
