@@ -68,6 +68,8 @@ def hass_env() -> dict[str, str]:
     # HA installs integration requirements (frontend, ...) on first start.
     env.setdefault("PIP_IGNORE_REQUIRES_PYTHON", "1")
     env["TOOLBELT_DEV_PARENT_PID"] = str(os.getpid())
+    # HA 2026.10+ takes its first port from SETUP_PORT (see dev_provision).
+    env["SETUP_PORT"] = str(dev_port())
     # PyTurboJPEG (HA's camera) looks for libturbojpeg.so.0 on LD_LIBRARY_PATH.
     if turbojpeg := env.get("TOOLBELT_TURBOJPEG_DIR"):
         env["LD_LIBRARY_PATH"] = ":".join(

@@ -385,12 +385,13 @@ async def one_run(
                 await api.close()
         if shots is not None:
             try:
+                stub_line = re.search(r"Stub:\s+model server at (\S+)", banner)
                 taken = await check_ui(
                     url,
                     user,
                     password,
                     shots,
-                    toolbelt=stub,
+                    stub_url=stub_line.group(1) if stub and stub_line else None,
                     assist_says=GREETING if stub else "Turned on the light",
                     say=say,
                 )
@@ -453,7 +454,12 @@ async def main() -> int:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             stub_port = sock.getsockname()[1]
-        env.update(TOOLBELT_STUB_SERVER="1", TOOLBELT_STUB_PORT=str(stub_port))
+        env.update(
+            TOOLBELT_STUB_SERVER="1",
+            TOOLBELT_STUB_PORT=str(stub_port),
+            # The stub takes any key; stored, Reconfigure must not show it.
+            TOOLBELT_API_KEY="sk-dev-stub-key",
+        )
         for name in ("TOOLBELT_BASE_URL", "TOOLBELT_MODEL", "TOOLBELT_SERVER_KIND"):
             env.pop(name, None)
     try:
