@@ -343,11 +343,21 @@ async def add_stub_agent(api: HassApi, entry_id: str, model: str) -> str:
 
 
 def check_log(config_dir: Path) -> None:
-    """HA's log of this start: no libturbojpeg traceback (script/libturbojpeg)."""
+    """HA's log so far: no libturbojpeg traceback (script/libturbojpeg), and no
+    blocking call in Toolbelt's code (the model server's first request included)."""
     log = (config_dir / "home-assistant.log").read_text(errors="replace")
     expect(
         "Error loading libturbojpeg" not in log,
         "home-assistant.log has no 'Error loading libturbojpeg'",
+    )
+    blocking = [
+        line
+        for line in log.splitlines()
+        if "Detected blocking call" in line and "toolbelt" in line
+    ]
+    expect(
+        not blocking,
+        f"home-assistant.log has no blocking call of Toolbelt's {blocking}",
     )
 
 
@@ -406,6 +416,7 @@ async def one_run(
                         target = REPO / "docs" / f"setup_{name}.png"
                         shutil.copy(path, target)
                         say(f"docs: {target.relative_to(REPO)}")
+        check_log(config_dir)
         stopped = await run.ctrl_c()
         say(f"{name}: stopped {stopped:.1f} s after Ctrl-C")
     except BaseException:

@@ -38,10 +38,20 @@ async def async_create_backend(
         timeout=DEFAULT_REQUEST_TIMEOUT,
         default_headers={"Authorization": basic} if basic else None,
     )
-    # The SDK reads platform details from disk on first use; do it off the loop.
-    await hass.async_add_executor_job(client.platform_headers)
+    await hass.async_add_executor_job(_warm_up, client)
     return OpenAICompatBackend(
         client,
         server_kind=data.get(CONF_SERVER_KIND, "other"),
         label=spoken_name(data),
     )
+
+
+def _warm_up(client: openai.AsyncOpenAI) -> None:
+    """What the SDK does on first use that blocks, done off the event loop.
+
+    It reads platform details from disk, and imports each resource's module
+    when first touched (``client.chat``): on the loop, HA logs that import as
+    a blocking call.
+    """
+    client.platform_headers()
+    _ = client.chat.completions, client.models
