@@ -90,6 +90,26 @@ async def _close_dialog(page) -> None:
     await page.wait_for_timeout(500)
 
 
+async def _open_entry_menu_item(page, url: str, item: str, visible) -> None:
+    """The server entry's ⋮ menu, then ``item``.
+
+    The integration page re-renders while the entry reloads (agents were just
+    added): a menu opened then closes again, so this tries three times.
+    """
+    from playwright.async_api import Error as PlaywrightError
+
+    for attempt in range(3):
+        await page.goto(f"{url}/config/integrations/integration/toolbelt")
+        row = page.locator("ha-config-entry-row").filter(has_text="Model server on")
+        await row.first.get_by_role("button", name="Menu").first.click()
+        try:
+            await visible(page.get_by_role("menuitem", name=item)).click(timeout=5000)
+            return
+        except PlaywrightError:
+            if attempt == 2:
+                raise
+
+
 async def _walk_forms(
     page, url: str, stub_url: str, shot, visible, expect, say
 ) -> None:
@@ -169,10 +189,7 @@ async def _walk_forms(
     finally:
         await _close_dialog(page)
 
-    await page.goto(f"{url}/config/integrations/integration/toolbelt")
-    row = page.locator("ha-config-entry-row").filter(has_text="Model server on")
-    await row.first.get_by_role("button", name="Menu").first.click()
-    await visible(page.get_by_role("menuitem", name="Reconfigure")).click()
+    await _open_entry_menu_item(page, url, "Reconfigure", visible)
     try:
         await expect(
             visible(page.get_by_text("The stored key is not shown"))

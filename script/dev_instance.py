@@ -4,7 +4,7 @@ script/develop execs this. It starts `hass` (through hass_launcher.py) as a
 child in its own session, so a Ctrl-C reaches only this supervisor, which
 forwards it once and waits for HA to finish stopping. A second Ctrl-C, or HA
 still running after STOP_TIMEOUT, kills it. If this process dies anyway, the
-launcher's parent-death signal stops HA, so no orphan keeps port 8123.
+launcher's parent-death signal stops HA, so no orphan keeps its port.
 A restart asked from HA's UI (exit code 100) starts HA again.
 
 Environment: TOOLBELT_DEV_CONFIG (config dir, default ./config),
@@ -25,6 +25,7 @@ import sys
 import time
 
 import aiohttp
+from aiohttp import web
 from dev_hass_api import HassApi, HassApiError
 from dev_provision import OWNER, REPO, URL, dev_port, prepare_config_dir, provision
 from dev_stub_server import DEFAULT_MODEL, MODELS, start_stub_server
@@ -82,7 +83,7 @@ def wants_stub_server() -> bool:
     return os.environ.get("TOOLBELT_STUB_SERVER", "").lower() in ("1", "true", "yes")
 
 
-async def start_stub() -> tuple[object, str]:
+async def start_stub() -> tuple[web.AppRunner, str]:
     """Start the stub model server; Toolbelt is added on it unless told otherwise."""
     port = int(os.environ.get("TOOLBELT_STUB_PORT") or dev_port() + 1)
     runner, base_url = await start_stub_server(port)

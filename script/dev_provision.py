@@ -28,7 +28,7 @@ DEFAULT_DEV_PORT = 8123
 
 
 def dev_port() -> int:
-    """HA's port: TOOLBELT_DEV_PORT (configuration.yaml reads it too), else 8123."""
+    """HA's port: TOOLBELT_DEV_PORT, else 8123 (see _set_http_port)."""
     return int(os.environ.get("TOOLBELT_DEV_PORT") or DEFAULT_DEV_PORT)
 
 

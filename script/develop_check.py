@@ -330,11 +330,16 @@ async def add_stub_agent(api: HassApi, entry_id: str, model: str) -> str:
         f"the check names {model} and says {VERDICTS[model]!r}: {said!r}",
     )
     step = await api.post(f"{base}/{step['flow_id']}", {})
-    expect(step.get("type") == "create_entry", f"agent {model} added: {step}")
+    if step.get("type") != "create_entry":
+        raise CheckFailed(f"agent {model} not added: {step}")
+    say(f"ok: agent {step['title']!r} added")
+    subentries = await api.ws("config_entries/subentries/list", entry_id=entry_id)
+    # Named after its model (the suggested name follows the model).
+    (added,) = [s["subentry_id"] for s in subentries if s["title"] == model]
     for _ in range(30):  # the entry reloads with its new agent
         registry = await api.ws("config/entity_registry/list")
         for entity in registry:
-            if entity["config_subentry_id"] == step["result"]["subentry_id"] and (
+            if entity.get("config_subentry_id") == added and (
                 entity["entity_id"].startswith("conversation.")
             ):
                 return entity["entity_id"]
