@@ -115,16 +115,39 @@ async def _walk_forms(
 ) -> None:
     """Toolbelt's forms as a newcomer meets them, through the stub model server.
 
-    The server flow on a second address of the stub (closed before it saves):
-    the model picked first, the check naming it and its "No tool call" verdict,
-    the format list without "Translation error", another model and format
-    checked again on the same form, Tool choice by its labels. Then the saved
-    server's Reconfigure (the API key field empty) and an agent's Reconfigure.
+    The saved server's Reconfigure (the API key field empty) and an agent's
+    Reconfigure; then the server flow on a second address of the stub (closed
+    before it saves): the model picked first, the check naming it and its "No
+    tool call" verdict, the format list without "Translation error", another
+    model and format checked again on the same form, Tool choice by its labels.
     """
     found = await page.evaluate(LOCALIZE_ALL, PLACEHOLDERS)
     if found["bad"] or found["count"] < 100:
         raise AssertionError(f"the frontend cannot render: {found}")
     say(f"ok: the frontend renders all {found['count']} Toolbelt strings")
+
+    await _open_entry_menu_item(page, url, "Reconfigure", visible)
+    try:
+        await expect(
+            visible(page.get_by_text("The stored key is not shown"))
+        ).to_be_visible()
+        await expect(page.get_by_label("API key")).to_have_value("")
+        await shot(page, "reconfigure_server")
+        say("ok: the server's Reconfigure leaves the API key field empty")
+    finally:
+        await _close_dialog(page)
+
+    await page.get_by_role("button", name="Reconfigure agent").first.click()
+    try:
+        await expect(visible(page.get_by_text("Tool-call format"))).to_be_visible()
+        await expect(
+            visible(page.get_by_text("Run the tool-call check again"))
+        ).to_be_visible()
+        await shot(page, "agent")
+        await _no_translation_error(page, "in an agent's form")
+        say("ok: an agent's Reconfigure has its name and the check-again switch")
+    finally:
+        await _close_dialog(page)
 
     await page.goto(f"{url}/config/integrations/dashboard/add?domain=toolbelt")
     await page.get_by_role("button", name="OK").click()
@@ -186,29 +209,6 @@ async def _walk_forms(
             raise AssertionError("Tool choice shows the raw value required_first")
         await shot(page, "tool_choice")
         say("ok: Tool choice lists its labels")
-    finally:
-        await _close_dialog(page)
-
-    await _open_entry_menu_item(page, url, "Reconfigure", visible)
-    try:
-        await expect(
-            visible(page.get_by_text("The stored key is not shown"))
-        ).to_be_visible()
-        await expect(page.get_by_label("API key")).to_have_value("")
-        await shot(page, "reconfigure_server")
-        say("ok: the server's Reconfigure leaves the API key field empty")
-    finally:
-        await _close_dialog(page)
-
-    await page.get_by_role("button", name="Reconfigure agent").first.click()
-    try:
-        await expect(visible(page.get_by_text("Tool-call format"))).to_be_visible()
-        await expect(
-            visible(page.get_by_text("Run the tool-call check again"))
-        ).to_be_visible()
-        await shot(page, "agent")
-        await _no_translation_error(page, "in an agent's form")
-        say("ok: an agent's Reconfigure has its name and the check-again switch")
     finally:
         await _close_dialog(page)
 
