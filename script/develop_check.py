@@ -315,7 +315,12 @@ VERDICTS = {
 
 
 async def add_stub_agent(api: HassApi, entry_id: str, model: str) -> str:
-    """Add an agent on ``model`` through the agent flow, as a person would."""
+    """Add an agent on ``model`` through the agent flow, as a person would.
+
+    On a restart the agent is there already (named after its model).
+    """
+    if agent := await _agent_named(api, entry_id, model, tries=1):
+        return agent
     base = "/api/config/config_entries/subentries/flow"
     step = await api.post(base, {"handler": [entry_id, "conversation"]})
     step = await api.post(
@@ -333,18 +338,27 @@ async def add_stub_agent(api: HassApi, entry_id: str, model: str) -> str:
     if step.get("type") != "create_entry":
         raise CheckFailed(f"agent {model} not added: {step}")
     say(f"ok: agent {step['title']!r} added")
-    subentries = await api.ws("config_entries/subentries/list", entry_id=entry_id)
     # Named after its model (the suggested name follows the model).
-    (added,) = [s["subentry_id"] for s in subentries if s["title"] == model]
-    for _ in range(30):  # the entry reloads with its new agent
-        registry = await api.ws("config/entity_registry/list")
-        for entity in registry:
-            if entity.get("config_subentry_id") == added and (
+    if agent := await _agent_named(api, entry_id, model, tries=30):
+        return agent
+    raise CheckFailed(f"no conversation entity for the {model} agent")
+
+
+async def _agent_named(
+    api: HassApi, entry_id: str, title: str, tries: int
+) -> str | None:
+    """The conversation entity of the agent titled ``title``, once it is loaded."""
+    for _ in range(tries):  # the entry reloads with a new agent
+        subentries = await api.ws("config_entries/subentries/list", entry_id=entry_id)
+        ids = {s["subentry_id"] for s in subentries if s["title"] == title}
+        for entity in await api.ws("config/entity_registry/list"):
+            if entity.get("config_subentry_id") in ids and (
                 entity["entity_id"].startswith("conversation.")
             ):
                 return entity["entity_id"]
-        await asyncio.sleep(1)
-    raise CheckFailed(f"no conversation entity for the {model} agent")
+        if tries > 1:
+            await asyncio.sleep(1)
+    return None
 
 
 def check_log(config_dir: Path) -> None:

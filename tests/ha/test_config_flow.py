@@ -224,22 +224,30 @@ async def test_reconfigure_changes_url_and_key(
     assert new.all_requests[-1].authorization == "Bearer sk-new"
 
 
-async def test_reconfigure_never_shows_the_stored_key(
-    hass: HomeAssistant, ha_ready, openai_server_factory
-) -> None:
-    """The key field starts empty (no eye icon can reveal it); empty keeps the key."""
-    server: OpenAIServer = await openai_server_factory(require_api_key="sk-secret")
+async def _vllm_entry(
+    hass: HomeAssistant, server: OpenAIServer, api_key: str
+) -> MockConfigEntry:
+    """A loaded vLLM server entry that stores ``api_key``."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         unique_id=server.base_url,
         data={
             CONF_SERVER_KIND: "vllm",
             CONF_BASE_URL: server.base_url,
-            CONF_API_KEY: "sk-secret",
+            CONF_API_KEY: api_key,
         },
     )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
+    return entry
+
+
+async def test_reconfigure_never_shows_the_stored_key(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The key field starts empty (no eye icon can reveal it); empty keeps the key."""
+    server: OpenAIServer = await openai_server_factory(require_api_key="sk-secret")
+    entry = await _vllm_entry(hass, server, "sk-secret")
     result = await entry.start_reconfigure_flow(hass)
     (key,) = [k for k in result["data_schema"].schema if k == CONF_API_KEY]
     assert not (key.description or {}).get("suggested_value")
@@ -325,17 +333,7 @@ async def test_reauth_flow(
     hass: HomeAssistant, ha_ready, openai_server_factory
 ) -> None:
     server: OpenAIServer = await openai_server_factory(require_api_key="sk-old")
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        unique_id=server.base_url,
-        data={
-            CONF_SERVER_KIND: "vllm",
-            CONF_BASE_URL: server.base_url,
-            CONF_API_KEY: "sk-old",
-        },
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
+    entry = await _vllm_entry(hass, server, "sk-old")
     server.require_api_key = "sk-rotated"
     result = await entry.start_reauth_flow(hass)
     assert result["step_id"] == "reauth_confirm"
