@@ -38,7 +38,9 @@ async def async_create_backend(
         timeout=DEFAULT_REQUEST_TIMEOUT,
         default_headers={"Authorization": basic} if basic else None,
     )
-    await hass.async_add_executor_job(_warm_up, client)
+    # The SDK reads platform details from disk, and imports its resource modules
+    # (chat, models), on first use: do both off the event loop.
+    await hass.async_add_executor_job(_warm, client)
     return OpenAICompatBackend(
         client,
         server_kind=data.get(CONF_SERVER_KIND, "other"),
@@ -46,12 +48,7 @@ async def async_create_backend(
     )
 
 
-def _warm_up(client: openai.AsyncOpenAI) -> None:
-    """What the SDK does on first use that blocks, done off the event loop.
-
-    It reads platform details from disk, and imports each resource's module
-    when first touched (``client.chat``): on the loop, HA logs that import as
-    a blocking call.
-    """
+def _warm(client: openai.AsyncOpenAI) -> None:
+    """What the SDK does lazily on first use, which would block the event loop."""
     client.platform_headers()
     _ = client.chat.completions, client.models
