@@ -72,6 +72,17 @@ PLACEHOLDERS = {
     "constraints": "C",
     "backend": "B",
     "details": "D",
+    "accepted": "A",
+    "attachment": "F",
+    "mime_type": "T",
+    "limit": "1",
+    "size": "2",
+    "error": "E",
+    "message": "M",
+    "labels": "L",
+    "question": "Q",
+    "reply": "R",
+    "count": "3",
 }
 
 
