@@ -28,6 +28,8 @@ CONF_MAX_DEVICE_COMMANDS = "max_device_commands"
 CONF_TOOL_CHOICE = "tool_choice"
 CONF_STRICT_CALLS = "strict_calls"
 CONF_CONSTRAINTS = "constraints"
+# Not stored: Reconfigure asks for the check although nothing it depends on changed.
+CONF_CHECK_AGAIN = "check_again"
 # A round of device commands that all worked ends the turn with HA's own words.
 CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
