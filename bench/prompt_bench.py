@@ -19,6 +19,9 @@ Run from the repository root: .venv/bin/python -m bench.prompt_bench
 
 from __future__ import annotations
 
+# HA 2026.11 must be imported before httpx (tests/ha_bridge explains why).
+import tests.ha_bridge.plugin  # noqa: F401  # isort: skip
+
 import asyncio
 from itertools import pairwise
 import json
@@ -34,7 +37,12 @@ from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, entity_registry as er, llm
+from homeassistant.helpers import (
+    area_registry as ar,
+    entity_registry as er,
+    frame,
+    llm,
+)
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
@@ -249,6 +257,7 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            frame.async_setup(hass)
             await _demo_home(hass)
             async with OpenAIServer() as server:
                 await _add_agents(hass, server)

@@ -21,16 +21,21 @@ from . import compat
 from .ha_tools import plain_name
 
 _LIVE_CONTEXT = compat.live_context_prompt()
-LIVE_CONTEXT_SHORT = (
+_LIVE_CONTEXT_SHORT = (
     "For the CURRENT state, value or mode of anything in the home (a lock, the"
     " outside temperature), call the live-context tool and answer from its"
-    " result; never say you cannot. Which devices exist: see the list below."
+    " result; never say you cannot. Which devices exist: see the {} below."
     " Answer general questions from your own knowledge.\n"
 )
+LIVE_CONTEXT_SHORT = _LIVE_CONTEXT_SHORT.format("list")
+# In large-home mode (large_home.py) an index stands where the list stood.
+LIVE_CONTEXT_INDEXED = _LIVE_CONTEXT_SHORT.format("index")
 _OVERVIEW = (
     "Static Context: An overview of the areas and the devices in this smart home:\n"
 )
 OVERVIEW_SHORT = "Devices (names: domain, areas):\n"
+# How HA's YAML list starts (yaml_util.dump of dicts whose first key is names).
+_FIRST_DEVICE = "- names: "
 
 # HA's sentences on controlling devices, as HA 2026.2 to 2026.11 write them.
 _SENTENCES = (
@@ -76,17 +81,20 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @lru_cache(maxsize=16)
-def compact_system_prompt(text: str) -> str:
+def compact_system_prompt(text: str, device_index: str | None = None) -> str:
     """The system prompt with HA's long Assist texts said shorter.
 
+    ``device_index``: large-home mode's index, which takes the place of HA's
+    device list (the caller checks that it did: HA's list may be missing).
     Cached: the prompt only changes when the home or the instructions do, so a
     turn pays one dictionary lookup, not a YAML read on the event loop.
     """
     if _LIVE_CONTEXT and _LIVE_CONTEXT in text:
-        text = text.replace(_LIVE_CONTEXT, LIVE_CONTEXT_SHORT, 1)
+        short = LIVE_CONTEXT_INDEXED if device_index else LIVE_CONTEXT_SHORT
+        text = text.replace(_LIVE_CONTEXT, short, 1)
     for pattern, short in _SENTENCES:
         text = pattern.sub(short, text, count=1)
-    return _compact_overview(text)
+    return _compact_overview(text, device_index)
 
 
 def compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -122,14 +130,22 @@ def _described(prop: Any, text: str | None) -> Any:
     return short if text is None else {**short, "description": text}
 
 
-def _compact_overview(text: str) -> str:
-    """HA's YAML device list as one line per device."""
+def _compact_overview(text: str, device_index: str | None) -> str:
+    """HA's YAML device list as one line per device, or the index instead.
+
+    The index needs no YAML read: a big home's list takes a YAML parser a
+    noticeable time on the event loop, and the index replaces it whole.
+    """
     start = text.find(_OVERVIEW)
     if start < 0:
         return text
     body_start = start + len(_OVERVIEW)
     end = text.find("\n\n", body_start)
     end = len(text) if end < 0 else end
+    if device_index:
+        if not text.startswith(_FIRST_DEVICE, body_start):
+            return text
+        return text[:start] + device_index + text[end:]
     try:
         devices = yaml.load(text[body_start:end], Loader=_LOADER)
     except yaml.YAMLError:
