@@ -38,7 +38,7 @@ from .entry import ToolbeltConfigEntry, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn, chat_log_messages
-from .large_home import FIND_DEVICES_TOOL, LargeHome
+from .large_home import FIND_DEVICES_TOOL, HomeShape, LargeHome, exposed_devices
 from .loop import Executor, ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
@@ -178,10 +178,15 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
     ) -> None:
         llm_api = chat_log.llm_api
+        assistant = llm_api.llm_context.assistant if llm_api else None
+        devices = exposed_devices(self.hass, assistant) if assistant else []
+        shape = HomeShape.of(devices)
         # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
         tools = (
             [
-                compact_tool(compat.tool_to_openai(tool, llm_api.custom_serializer))
+                compact_tool(
+                    compat.tool_to_openai(tool, llm_api.custom_serializer), shape
+                )
                 for tool in drop_redundant_time(llm_api.tools)
             ]
             if llm_api
@@ -201,7 +206,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         large_home = LargeHome.for_turn(
             self.hass,
             self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
-            llm_api.llm_context.assistant if llm_api else None,
+            devices,
         )
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":

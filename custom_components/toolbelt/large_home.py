@@ -66,6 +66,7 @@ class ExposedDevice:
     floor: str | None = None
     floor_aliases: tuple[str, ...] = ()
     floor_level: int | None = None
+    device_class: str | None = None
 
     @property
     def name(self) -> str:
@@ -139,10 +140,34 @@ def exposed_devices(hass: HomeAssistant, assistant: str) -> list[ExposedDevice]:
                 floor=floor.name if floor else None,
                 floor_aliases=tuple(sorted(floor.aliases)) if floor else (),
                 floor_level=floor.level if floor else None,
+                device_class=state.attributes.get("device_class"),
             )
         )
     found.sort(key=lambda d: (d.name.casefold(), d.entity_id))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class HomeShape:
+    """What HA's intent tools can match in this home, for their schemas.
+
+    A device class no exposed entity has, or a floor when no exposed entity is
+    on one, matches nothing: ``assist_prompt.compact_tool`` leaves them out.
+    """
+
+    device_classes: frozenset[str]
+    has_floors: bool
+
+    @classmethod
+    def of(cls, devices: Iterable[ExposedDevice]) -> HomeShape:
+        """The shape of these exposed devices."""
+        devices = list(devices)
+        return cls(
+            device_classes=frozenset(
+                str(d.device_class) for d in devices if d.device_class
+            ),
+            has_floors=any(d.floor for d in devices),
+        )
 
 
 class LargeHome:
@@ -155,13 +180,12 @@ class LargeHome:
 
     @classmethod
     def for_turn(
-        cls, hass: HomeAssistant, mode: str, assistant: str | None
+        cls, hass: HomeAssistant, mode: str, devices: list[ExposedDevice]
     ) -> LargeHome | None:
         """The mode for this turn, or None when it is off for this home."""
-        if mode == "off" or not assistant:
+        if mode == "off" or not devices:
             return None
-        devices = exposed_devices(hass, assistant)
-        if not devices or (mode != "on" and len(devices) <= LARGE_HOME_ENTITIES):
+        if mode != "on" and len(devices) <= LARGE_HOME_ENTITIES:
             return None
         return cls(hass, devices)
 
@@ -174,11 +198,10 @@ class LargeHome:
             for domain, count in sorted(domains.items(), key=lambda i: (-i[1], i[0]))
         )
         return (
-            f"Devices: {len(self._devices):,} exposed ({counts}); their names are"
-            " not listed. Act on a device by the name the user says; if no device"
-            f" has that name, or to list devices, call {FIND_DEVICES_TOOL} (words"
-            " of a name, an area, a floor or a domain): it gives exact names and"
-            " states." + (f"\n{areas}" if (areas := self._areas_line()) else "")
+            f"Devices: {len(self._devices):,} exposed ({counts}), names not"
+            " listed. Use the name the user says; if no device has it, or to"
+            f" list devices, call {FIND_DEVICES_TOOL}."
+            + (f"\n{areas}" if (areas := self._areas_line()) else "")
         )
 
     def _areas_line(self) -> str:
@@ -224,14 +247,14 @@ class LargeHome:
             "function": {
                 "name": FIND_DEVICES_TOOL,
                 "description": (
-                    "Find exposed devices by words of their name, or by area, floor"
-                    " or domain. Gives their exact names (for the other tools),"
-                    f" domain, area, floor and state, {PAGE_SIZE} at a time."
+                    "Finds exposed devices by words of their name, area, floor or"
+                    " domain: their exact names (for the other tools), domain,"
+                    f" area, floor and state, {PAGE_SIZE} at a time."
                 ),
                 "parameters": {
                     "type": "object",
                     "properties": {
-                        "name": {"type": "string", "description": "Words of the name"},
+                        "name": {"type": "string"},
                         "area": {"type": "string"},
                         "floor": {"type": "string"},
                         "domain": {"type": "string", "description": "e.g. light"},

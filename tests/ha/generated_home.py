@@ -90,7 +90,7 @@ FLOORS: dict[str, tuple[int, tuple[str, ...]]] = {
         ),
     ),
 }
-# What a room holds, in the order rooms fill up.
+# What a room holds, in the order rooms fill up, and its device class.
 FIXTURES = (
     ("light", "ceiling light"),
     ("switch", "socket"),
@@ -103,6 +103,7 @@ FIXTURES = (
     ("light", "wall light"),
     ("cover", "curtain"),
 )
+DEVICE_CLASSES = {"socket": "outlet", "blind": "blind", "curtain": "curtain"}
 
 
 class _OnOff(Entity):
@@ -113,6 +114,9 @@ class _OnOff(Entity):
     def __init__(self, unique_id: str, name: str) -> None:
         self._attr_unique_id = unique_id
         self._attr_name = name
+        self._attr_device_class = next(  # type: ignore[assignment]
+            (c for f, c in DEVICE_CLASSES.items() if f" {f}" in name), None
+        )
         self._on = False
 
     async def _async_set(self, on: bool) -> None:
@@ -184,8 +188,18 @@ _CLASSES: dict[str, type[_OnOff]] = {
 
 
 def home_devices(count: int) -> list[tuple[str, str, str]]:
-    """``count`` devices as (domain, name, area), spread over every room."""
-    rooms = [room for _level, names in FLOORS.values() for room in names]
+    """``count`` devices as (domain, name, area): about six a room, as homes have.
+
+    Rooms are taken from every floor in turn; a big home fills all of them.
+    """
+    by_floor = [rooms for _level, rooms in FLOORS.values()]
+    rooms = [
+        floor[i]
+        for i in range(max(map(len, by_floor)))
+        for floor in by_floor
+        if i < len(floor)
+    ]
+    rooms = rooms[: max(1, min(len(rooms), -(-count // 6)))]
     filled: dict[str, int] = {}
     devices = []
     for room in cycle(rooms):

@@ -79,7 +79,7 @@ async def test_a_thousand_entities_fit_the_budget_and_a_lookup_finds_the_lamp(
     # No name is listed; the index counts domains and names the areas by floor.
     assert "Reading lamp" not in system
     assert "Kitchen ceiling light" not in system
-    assert "Devices: 1,000 exposed (light 508, switch 287, cover 205)" in system
+    assert "Devices: 1,000 exposed (light 508, switch 287, cover 205)," in system
     assert "First floor: Bathroom, Bedroom," in system
     assert "Study" in system
     assert "4 devices have no area." in system
@@ -212,7 +212,8 @@ async def test_a_small_home_prompt_is_the_same_with_the_mode_available(
     auto = await _first_request(hass, openai_server, entry, "auto")
     unset = await _first_request(hass, openai_server, entry, None)
 
-    assert "- Porch light: light" in off.messages[0]["content"]
+    lines = off.messages[0]["content"].splitlines()
+    assert "light: Hallway light; Kitchen light; Living room lamp; Porch light" in lines
     assert FIND_DEVICES_TOOL not in _tool_names(off)
     for request in (auto, unset):
         assert request.messages == off.messages
@@ -244,7 +245,7 @@ async def test_on_in_a_small_home_and_off_in_a_large_one(
     assert hass.states.get("light.porch_light").state == "on"
     first, second, _ = openai_server.requests
     system = first.messages[0]["content"]
-    assert "Devices: 4 exposed (light 4); their names are not listed." in system
+    assert "Devices: 4 exposed (light 4), names not listed." in system
     assert "Which devices exist: see the index below." in system
     assert "Porch light" not in system
     assert _results(second) == [
@@ -257,7 +258,7 @@ async def test_on_in_a_small_home_and_off_in_a_large_one(
 
     await async_setup_generated_home(hass, LARGE_HOME_ENTITIES)
     off = await _first_request(hass, openai_server, entry, "off")
-    assert "- Kitchen ceiling light: light, Kitchen" in off.messages[0]["content"]
+    assert "Kitchen ceiling light" in off.messages[0]["content"]
     assert FIND_DEVICES_TOOL not in _tool_names(off)
 
 
