@@ -38,7 +38,7 @@ from .entry import ToolbeltConfigEntry, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn, chat_log_messages
-from .large_home import FIND_DEVICES_TOOL, HomeShape, LargeHome, exposed_devices
+from .large_home import FIND_DEVICES_TOOL, ConversationHomes, HomeShape, LargeHome
 from .loop import Executor, ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
@@ -65,6 +65,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
         """The shared device; Assist may control the home when an API is set."""
         super().__init__(entry, subentry)
+        self._homes = ConversationHomes()
         if subentry.data.get(CONF_LLM_HASS_API):
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
@@ -178,8 +179,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
     ) -> None:
         llm_api = chat_log.llm_api
-        assistant = llm_api.llm_context.assistant if llm_api else None
-        devices = exposed_devices(self.hass, assistant) if assistant else []
+        devices = self._homes.devices(
+            self.hass,
+            chat_log.conversation_id,
+            llm_api.llm_context.assistant if llm_api else None,
+        )
         shape = HomeShape.of(devices)
         # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
         tools = (

@@ -22,7 +22,7 @@ prompt), and it reads exactly what HA's list would have shown.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,6 +50,8 @@ LARGE_HOME_ENTITIES = 100
 PAGE_SIZE = 20
 # The index names areas up to about this many characters, then counts the rest.
 _MAX_AREA_CHARS = 2000
+# Conversations whose exposed devices an agent keeps (see ConversationHomes).
+_KEPT_CONVERSATIONS = 8
 # Domains HA's device list leaves out: they have tools of their own.
 _OWN_TOOL_DOMAINS = frozenset({"calendar", "script"})
 
@@ -147,6 +149,33 @@ def exposed_devices(hass: HomeAssistant, assistant: str) -> list[ExposedDevice]:
     return found
 
 
+class ConversationHomes:
+    """The exposed devices each conversation of an agent read at its first turn.
+
+    Reading 1,000 entities costs some 30 ms on the event loop; a conversation
+    reads them once, as HA 2026.11 builds its prompt once per conversation,
+    and its index and tool schemas stay byte-identical for the server's cache.
+    """
+
+    def __init__(self) -> None:
+        """Keep the last few conversations' devices."""
+        self._seen: OrderedDict[str, list[ExposedDevice]] = OrderedDict()
+
+    def devices(
+        self, hass: HomeAssistant, conversation_id: str, assistant: str | None
+    ) -> list[ExposedDevice]:
+        """This conversation's exposed devices (none without an assistant)."""
+        if not assistant:
+            return []
+        if (devices := self._seen.get(conversation_id)) is None:
+            devices = exposed_devices(hass, assistant)
+            self._seen[conversation_id] = devices
+            while len(self._seen) > _KEPT_CONVERSATIONS:
+                self._seen.popitem(last=False)
+        self._seen.move_to_end(conversation_id)
+        return devices
+
+
 @dataclass(frozen=True, slots=True)
 class HomeShape:
     """What HA's intent tools can match in this home, for their schemas.
@@ -200,7 +229,8 @@ class LargeHome:
         return (
             f"Devices: {len(self._devices):,} exposed ({counts}), names not"
             " listed. Use the name the user says; if no device has it, or to"
-            f" list devices, call {FIND_DEVICES_TOOL}."
+            f" list devices, call {FIND_DEVICES_TOOL}. Always filter the"
+            " live-context tool."
             + (f"\n{areas}" if (areas := self._areas_line()) else "")
         )
 

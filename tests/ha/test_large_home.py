@@ -83,6 +83,7 @@ async def test_a_thousand_entities_fit_the_budget_and_a_lookup_finds_the_lamp(
     assert "First floor: Bathroom, Bedroom," in system
     assert "Study" in system
     assert "4 devices have no area." in system
+    assert "Always filter the live-context tool." in system
     assert FIND_DEVICES_TOOL in _tool_names(first)
     assert "Reading lamp" not in json.dumps(first.tools)
     assert _results(second) == [
@@ -90,8 +91,21 @@ async def test_a_thousand_entities_fit_the_budget_and_a_lookup_finds_the_lamp(
         "- Reading lamp: light, Study, First floor: off"
     ]
     assert len(_results(third)) == 2
-    # Byte-stable: each request starts with the one before (prefix cache).
-    for before, after in pairwise((first, second, third)):
+
+    # A second turn names the lamp itself: no lookup, one command.
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOff", "arguments": {"name": "Reading lamp"}}]
+    )
+    openai_server.reply_text("It is off.")
+    result = await async_converse(hass, "turn it off", result.conversation_id)
+
+    assert speech(result) == "It is off."
+    assert hass.states.get(ids["Reading lamp"]).state == "off"
+    # Byte-stable over both turns: each request starts with the one before,
+    # so a server's prompt cache reads the index and the tools only once.
+    requests = openai_server.requests
+    assert len(requests) == 5
+    for before, after in pairwise(requests):
         assert after.messages[: len(before.messages)] == before.messages
         assert after.tools == before.tools
 
@@ -224,19 +238,13 @@ async def test_on_in_a_small_home_and_off_in_a_large_one(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
     """The option decides in both directions; on, a lookup then a command work."""
-    entry = await async_add_toolbelt(hass, openai_server)
+    entry = await async_add_toolbelt(hass, openai_server, large_home="on")
     openai_server.reply_tool_calls(
         [{"name": FIND_DEVICES_TOOL, "arguments": {"domain": "light"}}]
     )
     openai_server.reply_tool_calls(
         [{"name": "HassTurnOn", "arguments": {"name": "Porch light"}}]
     )
-    subentry = next(iter(entry.subentries.values()))
-    hass.config_entries.async_update_subentry(
-        entry, subentry, data={**subentry.data, CONF_LARGE_HOME: "on"}
-    )
-    await hass.config_entries.async_reload(entry.entry_id)
-    await hass.async_block_till_done()
     openai_server.reply_text("The porch light is on.")
 
     result = await async_converse(hass, "turn on the porch light")
@@ -260,6 +268,30 @@ async def test_on_in_a_small_home_and_off_in_a_large_one(
     off = await _first_request(hass, openai_server, entry, "off")
     assert "Kitchen ceiling light" in off.messages[0]["content"]
     assert FIND_DEVICES_TOOL not in _tool_names(off)
+
+
+async def test_a_text_format_agent_looks_up_and_acts(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """ReAct: find_devices is in the prompt's catalog and runs like any tool."""
+    await async_add_toolbelt(hass, openai_server, tool_format="react", large_home="on")
+    openai_server.reply_text(
+        f'Action: {FIND_DEVICES_TOOL}\nAction Input: {{"name": "porch"}}'
+    )
+    openai_server.reply_text(
+        'Action: HassTurnOn\nAction Input: {"name": "Porch light"}'
+    )
+    openai_server.reply_text("Final Answer: The porch light is on.")
+
+    result = await async_converse(hass, "turn on the porch light")
+
+    assert speech(result) == "The porch light is on."
+    assert hass.states.get("light.porch_light").state == "on"
+    first, second, _ = openai_server.requests
+    assert first.tools is None
+    assert FIND_DEVICES_TOOL in first.messages[0]["content"]
+    assert "Porch light" not in first.messages[0]["content"]
+    assert "- Porch light: light, no area: off" in second.messages[-1]["content"]
 
 
 async def test_an_overflow_says_what_to_change(
