@@ -15,10 +15,10 @@ Printed per agent:
 
 Then, per home size (8, 58, 208 and 1,000 exposed entities: the demo home plus
 lights, switches and covers in 41 areas on four floors, tests/ha/generated_home.py),
-the first request's characters for HA core, Toolbelt ``auto`` (large-home mode
-as the default "auto" option decides it) and Toolbelt with large-home mode
-on, and the large-home agent's prefix reuse over three turns whose first looks
-the device up with find_devices.
+the first request's characters for HA core and Toolbelt ``auto`` with the
+large-home option at its default (auto: on above 100 entities), off (every
+device listed) and on, and the large-home agent's prefix reuse over three turns
+whose first looks the device up with find_devices.
 
 Run from the repository root: .venv/bin/python -m bench.prompt_bench
 (the newest lane: HA's llama_cpp integration needs HA 2026.10 or newer).
@@ -164,6 +164,7 @@ AGENTS = {
 SIZE_AGENTS = {
     "auto": AGENTS["auto"],
     "large": ("auto", [llm.LLM_API_ASSIST], "on"),
+    "list": ("auto", [llm.LLM_API_ASSIST], "off"),
 }
 
 
@@ -343,8 +344,11 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
     return rows, dumps
 
 
-async def sizes() -> tuple[list[tuple[int, int, int, int, float]], dict[str, str]]:
-    """Per home size: HA core, Toolbelt auto and large-home prompts; reuse."""
+SizeRow = tuple[int, int, int, int, int, float]
+
+
+async def sizes() -> tuple[list[SizeRow], dict[str, str]]:
+    """Per home size: HA core's and Toolbelt's prompts (mode auto, off, on); reuse."""
     rows = []
     dumps: dict[str, str] = {}
     for size in SIZES:
@@ -359,7 +363,12 @@ async def sizes() -> tuple[list[tuple[int, int, int, int, float]], dict[str, str
                 async with OpenAIServer() as server:
                     agents = await _add_agents(hass, server, SIZE_AGENTS)
                     chars = {}
-                    for key in ("ha_llama_cpp", "toolbelt_auto", "toolbelt_large"):
+                    for key in (
+                        "ha_llama_cpp",
+                        "toolbelt_auto",
+                        "toolbelt_list",
+                        "toolbelt_large",
+                    ):
                         requests, _ = await _conversation(
                             hass, server, agents[key], False, key == "toolbelt_large"
                         )
@@ -376,6 +385,7 @@ async def sizes() -> tuple[list[tuple[int, int, int, int, float]], dict[str, str
                             size,
                             chars["ha_llama_cpp"],
                             chars["toolbelt_auto"],
+                            chars["toolbelt_list"],
                             chars["toolbelt_large"],
                             _reuse(requests[1:]),
                         )
@@ -402,12 +412,12 @@ def report() -> None:
     print()
     print(
         f"{'entities':>8} {'HA core':>8} {'Toolbelt':>9} {'x core':>7}"
-        f" {'large home':>11} {'x core':>7} {'reuse':>7}"
+        f" {'mode off':>9} {'mode on':>8} {'x core':>7} {'reuse':>7}"
     )
-    for size, core_chars, auto, large, reuse in size_rows:
+    for size, core_chars, auto, listed, large, reuse in size_rows:
         print(
             f"{size:>8,} {core_chars:>8,} {auto:>9,} {auto / core_chars:>7.2f}"
-            f" {large:>11,} {large / core_chars:>7.2f} {reuse:>7.1%}"
+            f" {listed:>9,} {large:>8,} {large / core_chars:>7.2f} {reuse:>7.1%}"
         )
 
 

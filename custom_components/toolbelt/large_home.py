@@ -1,8 +1,8 @@
 """Large homes: an index in the prompt, and a tool that finds devices by name.
 
 HA's Assist prompt lists every exposed entity on every request (Toolbelt says
-it in one line each, ``assist_prompt.py``). In a home of hundreds of entities
-that list is most of the prompt: 1,000 entities take some 35,000 characters,
+it shorter, ``assist_prompt.py``). In a home of hundreds of entities that list
+is most of the prompt: 1,000 entities take over 20,000 characters even so,
 more than many local models are run with, and a small server reads them all
 before it says a word.
 

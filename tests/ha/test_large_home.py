@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from itertools import pairwise
 import json
+from pathlib import Path
 
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import HomeAssistant
 import pytest
 
+from custom_components.toolbelt import large_home
 from custom_components.toolbelt.const import CONF_LARGE_HOME
 from custom_components.toolbelt.conversation import CONTEXT_OVERFLOW_TEXT
 from custom_components.toolbelt.large_home import (
@@ -292,6 +294,14 @@ async def test_a_text_format_agent_looks_up_and_acts(
     assert FIND_DEVICES_TOOL in first.messages[0]["content"]
     assert "Porch light" not in first.messages[0]["content"]
     assert "- Porch light: light, no area: off" in second.messages[-1]["content"]
+
+
+def test_the_option_names_the_threshold_in_the_ui() -> None:
+    strings = json.loads(
+        (Path(large_home.__file__).parent / "strings.json").read_text()
+    )
+    auto = strings["selector"][CONF_LARGE_HOME]["options"]["auto"]
+    assert f"more than {LARGE_HOME_ENTITIES} entities" in auto
 
 
 async def test_an_overflow_says_what_to_change(
