@@ -244,6 +244,12 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
+def _dump(request: Any) -> str:
+    """A request's system prompt and tools, for PROMPT_BENCH_DUMP."""
+    system = request.messages[0]["content"]
+    return json.dumps({"system": system, "tools": request.tools}, indent=1)
+
+
 def _static_chars(request: Any) -> int:
     system = request.messages[0]["content"] if request.messages else ""
     tools = json.dumps(request.tools or [], ensure_ascii=False, separators=(",", ":"))
@@ -323,13 +329,7 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
                         )
                         hops += per_hop
                     conversation_requests = requests[1:]
-                    dumps[key] = json.dumps(
-                        {
-                            "system": requests[0].messages[0]["content"],
-                            "tools": requests[0].tools,
-                        },
-                        indent=1,
-                    )
+                    dumps[key] = _dump(requests[0])
                     rows.append(
                         (
                             label,
@@ -373,13 +373,7 @@ async def sizes() -> tuple[list[SizeRow], dict[str, str]]:
                             hass, server, agents[key], False, key == "toolbelt_large"
                         )
                         chars[key] = _static_chars(requests[0])
-                        dumps[f"{key}_{size}"] = json.dumps(
-                            {
-                                "system": requests[0].messages[0]["content"],
-                                "tools": requests[0].tools,
-                            },
-                            indent=1,
-                        )
+                        dumps[f"{key}_{size}"] = _dump(requests[0])
                     rows.append(
                         (
                             size,
