@@ -114,7 +114,7 @@ class _OnOff(Entity):
     def __init__(self, unique_id: str, name: str) -> None:
         self._attr_unique_id = unique_id
         self._attr_name = name
-        self._attr_device_class = next(  # type: ignore[assignment]
+        self._attr_device_class = next(
             (c for f, c in DEVICE_CLASSES.items() if f" {f}" in name), None
         )
         self._on = False
