@@ -68,10 +68,7 @@ _SENTENCES = (
 
 # Descriptions of HA's built-in tools, by plain name, where HA's run long.
 _DESCRIPTIONS = {
-    "GetLiveContext": (
-        "Current state or value of devices and sensors. Filter by name, area or"
-        " domain (best for several of one type)."
-    ),
+    "GetLiveContext": "Current state or value of devices and sensors.",
     "HassTurnOn": "Turns on, opens or presses a device (locks a lock).",
     "HassTurnOff": "Turns off or closes a device (unlocks a lock).",
     "HassSetPosition": "Sets a cover's or valve's position.",
@@ -79,6 +76,8 @@ _DESCRIPTIONS = {
     "HassLightSet": "Sets a light's brightness or color.",
     "GetDateTime": "Current date and time.",
 }
+# GetLiveContext has filters from HA 2026.10; they are named where it has them.
+_LIVE_FILTERS = " Filter by name, area or domain (best for several of one type)."
 # Argument descriptions, by tool and argument; None drops what the name says.
 _ARGUMENTS: dict[tuple[str, str], str | None] = {
     ("GetLiveContext", "name"): None,
@@ -135,7 +134,10 @@ def compact_tool(tool: dict[str, Any], home: HomeShape | None = None) -> dict[st
         return tool
     function = dict(function)
     if describe:
-        function["description"] = _DESCRIPTIONS[name]
+        filters = name == "GetLiveContext" and "domain" in props
+        function["description"] = _DESCRIPTIONS[name] + (
+            _LIVE_FILTERS if filters else ""
+        )
     if short != props:
         function["parameters"] = {**params, "properties": short}
     return {**tool, "function": function}

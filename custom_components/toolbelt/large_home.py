@@ -229,8 +229,7 @@ class LargeHome:
         return (
             f"Devices: {len(self._devices):,} exposed ({counts}), names not"
             " listed. Use the name the user says; if no device has it, or to"
-            f" list devices, call {FIND_DEVICES_TOOL}. Always filter the"
-            " live-context tool."
+            f" list devices, call {FIND_DEVICES_TOOL}."
             + (f"\n{areas}" if (areas := self._areas_line()) else "")
         )
 

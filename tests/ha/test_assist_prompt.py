@@ -79,9 +79,17 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
         for t in openai_server.requests[0].tools
     }
     live_tool = tools["GetLiveContext"]
-    assert live_tool["description"].startswith("Current state or value")
-    # HA 2026.10 gave it filters; the ones named for what they are lose their text.
     filters = live_tool["parameters"]["properties"]
+    # HA 2026.10 gave it filters: the description names them only where it has them.
+    assert live_tool["description"] == (
+        "Current state or value of devices and sensors."
+        + (
+            " Filter by name, area or domain (best for several of one type)."
+            if filters
+            else ""
+        )
+    )
+    # The filters named for what they are lose their text.
     assert set(filters) <= {"name", "domain", "area"}
     assert all(
         "description" not in filters[k] for k in ("name", "area") if k in filters

@@ -85,7 +85,6 @@ async def test_a_thousand_entities_fit_the_budget_and_a_lookup_finds_the_lamp(
     assert "First floor: Bathroom, Bedroom," in system
     assert "Study" in system
     assert "4 devices have no area." in system
-    assert "Always filter the live-context tool." in system
     assert FIND_DEVICES_TOOL in _tool_names(first)
     assert "Reading lamp" not in json.dumps(first.tools)
     assert _results(second) == [
