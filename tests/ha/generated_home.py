@@ -124,41 +124,32 @@ class _OnOff(Entity):
         self.async_write_ha_state()
 
 
-class HomeLight(_OnOff, LightEntity):
+class _Switchable(_OnOff):
+    """Turned on and off: a light or a switch."""
+
+    @property
+    def is_on(self) -> bool:
+        """On or off."""
+        return self._on
+
+    async def async_turn_on(self, **kwargs: Any) -> None:
+        """Switch on."""
+        await self._async_set(True)
+
+    async def async_turn_off(self, **kwargs: Any) -> None:
+        """Switch off."""
+        await self._async_set(False)
+
+
+class HomeLight(_Switchable, LightEntity):
     """An on/off light."""
 
     _attr_color_mode = ColorMode.ONOFF
     _attr_supported_color_modes = frozenset({ColorMode.ONOFF})
 
-    @property
-    def is_on(self) -> bool:
-        """On or off."""
-        return self._on
 
-    async def async_turn_on(self, **kwargs: Any) -> None:
-        """Switch on."""
-        await self._async_set(True)
-
-    async def async_turn_off(self, **kwargs: Any) -> None:
-        """Switch off."""
-        await self._async_set(False)
-
-
-class HomeSwitch(_OnOff, SwitchEntity):
+class HomeSwitch(_Switchable, SwitchEntity):
     """An on/off switch."""
-
-    @property
-    def is_on(self) -> bool:
-        """On or off."""
-        return self._on
-
-    async def async_turn_on(self, **kwargs: Any) -> None:
-        """Switch on."""
-        await self._async_set(True)
-
-    async def async_turn_off(self, **kwargs: Any) -> None:
-        """Switch off."""
-        await self._async_set(False)
 
 
 class HomeCover(_OnOff, CoverEntity):

@@ -51,6 +51,15 @@ def _results(request: RecordedRequest) -> list[str]:
     return [m["content"] for m in request.messages if m["role"] == "tool"]
 
 
+def _look_up_and_turn_on(
+    server: OpenAIServer, lookup: dict[str, str], name: str
+) -> None:
+    """The model looks devices up, turns one on by the name it read, and says so."""
+    server.reply_tool_calls([{"name": FIND_DEVICES_TOOL, "arguments": lookup}])
+    server.reply_tool_calls([{"name": "HassTurnOn", "arguments": {"name": name}}])
+    server.reply_text(f"The {name.lower()} is on.")
+
+
 async def _big_home(hass: HomeAssistant) -> dict[str, str]:
     """1,000 exposed entities with the reading lamp; entity ids by name."""
     count = 1000 - HA_READY_LIGHTS - 1
@@ -63,13 +72,7 @@ async def test_a_thousand_entities_fit_the_budget_and_a_lookup_finds_the_lamp(
     """The model knows the lamp only from find_devices; HassTurnOn switches it."""
     ids = await _big_home(hass)
     await async_add_toolbelt(hass, openai_server)
-    openai_server.reply_tool_calls(
-        [{"name": FIND_DEVICES_TOOL, "arguments": {"name": "reading"}}]
-    )
-    openai_server.reply_tool_calls(
-        [{"name": "HassTurnOn", "arguments": {"name": "Reading lamp"}}]
-    )
-    openai_server.reply_text("The reading lamp is on.")
+    _look_up_and_turn_on(openai_server, {"name": "reading"}, "Reading lamp")
 
     result = await async_converse(hass, "turn on the reading light in the study")
 
@@ -240,13 +243,7 @@ async def test_on_in_a_small_home_and_off_in_a_large_one(
 ) -> None:
     """The option decides in both directions; on, a lookup then a command work."""
     entry = await async_add_toolbelt(hass, openai_server, large_home="on")
-    openai_server.reply_tool_calls(
-        [{"name": FIND_DEVICES_TOOL, "arguments": {"domain": "light"}}]
-    )
-    openai_server.reply_tool_calls(
-        [{"name": "HassTurnOn", "arguments": {"name": "Porch light"}}]
-    )
-    openai_server.reply_text("The porch light is on.")
+    _look_up_and_turn_on(openai_server, {"domain": "light"}, "Porch light")
 
     result = await async_converse(hass, "turn on the porch light")
 
