@@ -266,7 +266,8 @@ class LargeHome:
         if left:
             parts.append(f"{left} more areas ({FIND_DEVICES_TOOL} finds them)")
         if no_area:
-            parts.append(f"{no_area:,} devices have no area")
+            has = "device has" if no_area == 1 else "devices have"
+            parts.append(f"{no_area:,} {has} no area")
         return "; ".join(parts) + "." if parts else ""
 
     def openai_tool(self) -> dict[str, Any]:
@@ -320,7 +321,7 @@ class LargeHome:
         page = found[offset : offset + PAGE_SIZE]
         if not page:
             raise LookupError(
-                f"only {len(found)} devices match; use an offset below {len(found)}"
+                f"only {len(found)} match; use an offset below {len(found)}"
             )
         count = f"{len(found)} device{'s match' if len(found) > 1 else ' matches'}"
         if len(page) < len(found):

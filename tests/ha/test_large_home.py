@@ -24,6 +24,8 @@ from custom_components.toolbelt.large_home import (
     FIND_DEVICES_TOOL,
     LARGE_HOME_ENTITIES,
     PAGE_SIZE,
+    ExposedDevice,
+    LargeHome,
 )
 from tests.ha.conftest import async_add_toolbelt, async_converse, bare, speech
 from tests.ha.generated_home import async_setup_generated_home
@@ -131,13 +133,17 @@ async def test_find_devices_filters_pages_and_says_what_missed(
                 "arguments": {"area": "Kitchen", "offset": PAGE_SIZE},
             },
             {"name": FIND_DEVICES_TOOL, "arguments": {"name": "jacuzzi"}},
+            {
+                "name": FIND_DEVICES_TOOL,
+                "arguments": {"area": "Kitchen", "offset": 25},
+            },
         ]
     )
     openai_server.reply_text("Done.")
 
     await async_converse(hass, "which blinds are in the basement?")
 
-    covers, kitchen, missed = _results(openai_server.requests[1])
+    covers, kitchen, missed, past_the_end = _results(openai_server.requests[1])
     lines = covers.splitlines()
     # Six basement rooms, five blinds and curtains in each, all closed.
     assert lines[0] == (
@@ -157,6 +163,7 @@ async def test_find_devices_filters_pages_and_says_what_missed(
     assert missed.startswith(
         "ERROR: LookupError: no exposed device matches name 'jacuzzi'"
     )
+    assert past_the_end == "ERROR: LookupError: only 25 match; use an offset below 25"
 
 
 async def test_a_page_ends_with_how_to_read_on(
@@ -290,6 +297,32 @@ async def test_a_text_format_agent_looks_up_and_acts(
     assert FIND_DEVICES_TOOL in first.messages[0]["content"]
     assert "Porch light" not in first.messages[0]["content"]
     assert "- Porch light: light, no area: off" in second.messages[-1]["content"]
+
+
+def test_the_index_groups_areas_by_floor_and_stops_at_its_size() -> None:
+    """Floors lowest first, areas without a floor after them; 300 areas do not fit."""
+    devices = [
+        ExposedDevice(f"light.a{i}", (f"Lamp {i}",), "light", f"Room {i:03}")
+        for i in range(300)
+    ]
+    devices += [
+        ExposedDevice("light.up", ("Up",), "light", "Loft", floor="Top", floor_level=2),
+        ExposedDevice(
+            "light.down", ("Down",), "light", "Den", floor="Low", floor_level=-1
+        ),
+        ExposedDevice("switch.x", ("X",), "switch"),
+    ]
+
+    index = LargeHome(None, devices).index
+
+    assert index.startswith("Devices: 303 exposed (light 302, switch 1), names not")
+    areas = index.splitlines()[1]
+    assert areas.startswith("Areas by floor: Low: Den; Top: Loft; no floor: Room 000,")
+    assert len(areas) < 2200
+    shown = areas.count("Room ")
+    assert areas.endswith(
+        f"; {300 - shown} more areas (find_devices finds them); 1 device has no area."
+    )
 
 
 def test_the_option_names_the_threshold_in_the_ui() -> None:
