@@ -54,6 +54,7 @@ from .const import (
     CONF_CONSTRAINTS,
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
+    CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -69,12 +70,14 @@ from .const import (
     CONNECT_TIMEOUT,
     DEFAULT_AGENT_NAME,
     DEFAULT_AI_TASK_NAME,
+    DEFAULT_LARGE_HOME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOOL_CHOICE,
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
+    LARGE_HOME_MODES,
     LOGGER,
     MAX_DEVICE_COMMANDS_PER_TURN,
     MAX_TOOL_CALLS_PER_TURN,
@@ -792,6 +795,13 @@ def _agent_schema(
                 NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
             ),
             vol.Optional(CONF_INSTANT_CONFIRMATIONS, default=False): BooleanSelector(),
+            vol.Optional(CONF_LARGE_HOME, default=DEFAULT_LARGE_HOME): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(LARGE_HOME_MODES),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_LARGE_HOME,
+                )
+            ),
             vol.Optional(CONF_HANDOFF_TARGETS, default=[]): EntitySelector(
                 EntitySelectorConfig(
                     domain="conversation",
