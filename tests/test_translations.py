@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import json
 from pathlib import Path
 import re
+import string
 from typing import Any
 
 from homeassistant.helpers import config_validation as cv
@@ -168,3 +169,29 @@ def test_hassfest_rule_refuses_html() -> None:
     # voluptuous' Invalid on older HAs, probatio's on 2026.11.
     with pytest.raises(Exception, match="should not contain HTML"):
         cv.string_with_no_html("Hermes <tool_call> JSON")
+
+
+def _placeholders(text: str) -> set[str]:
+    """The fields HA's backend fills in (str.format), read as HA reads them."""
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in FILES if path.stem not in ("strings", "en")],
+    ids=lambda path: path.name,
+)
+def test_a_translation_keeps_the_english_placeholders(path: Path) -> None:
+    """Each translated string has exactly its English string's placeholders.
+
+    HA drops a translation whose placeholders differ (the user would get
+    English), and the frontend shows a misspelt one as "{name}"."""
+    english = dict(_leaves(json.loads(FILES[0].read_text(encoding="utf-8"))))
+    translated = dict(_leaves(json.loads(path.read_text(encoding="utf-8"))))
+    assert sorted(set(translated) - set(english)) == []  # no key English lacks
+    differ = {
+        key: (sorted(_placeholders(text)), sorted(_placeholders(english[key])))
+        for key, text in translated.items()
+        if _placeholders(text) != _placeholders(english[key])
+    }
+    assert differ == {}
