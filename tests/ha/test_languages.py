@@ -253,3 +253,14 @@ async def test_every_spoken_sentence_is_translated(
     assert not [text for text in said if "{" in text or "}" in text]
     # The server's name is the language's own as well.
     assert not [text for text in said if "the llama.cpp server" in text]
+
+
+async def test_english_names_the_servers_as_their_errors_do(
+    hass: HomeAssistant,
+) -> None:
+    """English speech names each server kind as its errors and the log do."""
+    english = await async_phrases(hass, "en")
+
+    assert {key: english.say(f"server_name_{key}") for key in SERVER_KINDS} == {
+        key: kind.spoken for key, kind in SERVER_KINDS.items()
+    }

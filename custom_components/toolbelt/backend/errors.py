@@ -12,7 +12,7 @@ _MAX_REASON_DETAIL = 160
 
 
 class BackendError(Exception):
-    """Base class. `server` is the label the user knows; `reason` follows it in speech."""
+    """Base class. `server` is the kind's English label; `reason` follows it."""
 
     default_reason = "failed"
     # The spoken sentence: a translation key, and placeholders besides {server}.
