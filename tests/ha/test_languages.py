@@ -15,6 +15,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, translation
 import pytest
 
+from custom_components.toolbelt import compat
 from custom_components.toolbelt.backend.errors import (
     BackendAuthError,
     BackendBadRequestError,
@@ -107,6 +108,24 @@ async def test_a_german_conversation_hears_the_tool_call_limit_in_german(
     )
     assert speech(result) == said
     assert streamed_text(deltas).endswith(said)
+
+
+@pytest.mark.skipif(not compat.BUSY_ERRORS, reason="this HA has no busy conversations")
+async def test_a_german_message_while_the_turn_runs_hears_german(
+    hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
+) -> None:
+    openai_server.reply_delay(0.5, "Hier bin ich.")
+    first = hass.async_create_task(
+        async_converse(hass, "Bist du da?", "conv-busy", language="de")
+    )
+    await openai_server.requests_seen(1)
+
+    second = await async_converse(hass, "Hallo?", "conv-busy", language="de")
+
+    assert speech(second) == (
+        "Ich beantworte noch deine letzte Nachricht. Frag mich gleich noch einmal."
+    )
+    assert speech(await first) == "Hier bin ich."
 
 
 @pytest.mark.parametrize(
