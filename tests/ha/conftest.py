@@ -183,14 +183,18 @@ def agent_id(hass: HomeAssistant) -> str:
 
 
 async def async_converse(
-    hass: HomeAssistant, text: str, conversation_id: str | None = None
+    hass: HomeAssistant,
+    text: str,
+    conversation_id: str | None = None,
+    language: str | None = None,
 ) -> conversation.ConversationResult:
     """Send one user utterance through HA's conversation API to our agent.
 
-    With a context of its own, as HA's pipeline and HTTP API always give one.
+    With a context of its own, as HA's pipeline and HTTP API always give one;
+    ``language`` is the conversation's (HA's own language when None).
     """
     return await conversation.async_converse(
-        hass, text, conversation_id, Context(), agent_id=agent_id(hass)
+        hass, text, conversation_id, Context(), language, agent_id=agent_id(hass)
     )
 
 
@@ -241,7 +245,7 @@ def open_chat_log(
 
 
 async def async_converse_streamed(
-    hass: HomeAssistant, text: str
+    hass: HomeAssistant, text: str, language: str | None = None
 ) -> tuple[conversation.ConversationResult, list[dict]]:
     """Converse the way an Assist pipeline does, capturing every streamed delta."""
     deltas: list[dict] = []
@@ -255,7 +259,12 @@ async def async_converse_streamed(
         ),
     ):
         result = await conversation.async_converse(
-            hass, text, session.conversation_id, context, agent_id=agent_id(hass)
+            hass,
+            text,
+            session.conversation_id,
+            context,
+            language,
+            agent_id=agent_id(hass),
         )
     return result, deltas
 

@@ -423,7 +423,10 @@ async def _finish_reading(payloads: AsyncIterator[str]) -> None:
 
 def _broke_off(label: str, err: Exception) -> BackendResponseError:
     return BackendResponseError(
-        label, "stopped answering mid-reply", detail=f"{type(err).__name__}: {err}"
+        label,
+        "stopped answering mid-reply",
+        detail=f"{type(err).__name__}: {err}",
+        key="server_broke_off",
     )
 
 
