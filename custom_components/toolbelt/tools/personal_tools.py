@@ -65,6 +65,8 @@ async def history(
         what = f"id {turn_id}" if turn_id is not None else f"'{query}'"
         return f"No past conversation of this user matches {what}; nothing deleted."
     ids = ", ".join(str(t.id) for t in gone)
+    if note := ctx.services.stores.database.erasure_note:
+        return f"Deleted {len(gone)} past turn(s) (ids {ids}).{note}"
     return f"Deleted {len(gone)} past turn(s) for good (ids {ids})."
 
 
@@ -134,7 +136,8 @@ async def profile(
         stored_key, stored = await store.set(ctx.user_id, key or "", value or "")
         return f"Stored in the user's profile: {stored_key} = {stored}."
     old = await store.delete(ctx.user_id, key or "")
-    return f"Deleted '{key}' (was: {old}) from the user's profile."
+    note = ctx.services.stores.database.erasure_note
+    return f"Deleted '{key}' (was: {old}) from the user's profile.{note}"
 
 
 async def self_notes(
@@ -176,7 +179,8 @@ async def self_notes(
     if note_id is None:
         raise ToolError("remove needs 'note_id'; use get to list your notes.")
     removed = await store.remove(agent, note_id)
-    return f"Removed persona note {removed.id}: {removed.note}"
+    erased = ctx.services.stores.database.erasure_note
+    return f"Removed persona note {removed.id}: {removed.note}{erased}"
 
 
 HISTORY_TOOL = Tool(
@@ -190,9 +194,12 @@ HISTORY_TOOL = Tool(
         "max_results": "limit",
     },
 )
+# Profiles and persona notes hold only what was written under the guard above
+# (no conversation that read outside data changes them): not outside data.
 PROFILE_TOOL = Tool(
     profile,
     arg_aliases={"attribute": "key", "name": "key", "field": "key", "val": "value"},
+    returns_outside_data=False,
 )
 SELF_TOOL = Tool(
     self_notes,
@@ -203,4 +210,5 @@ SELF_TOOL = Tool(
         "text": "note",
         "id": "note_id",
     },
+    returns_outside_data=False,
 )
