@@ -439,7 +439,10 @@ async def test_old_memory_names_work_in_a_toolbelt_turn(
 
     assert speech(result) == "Stored, then forgotten."
     assert tool_result(openai_server, 1).startswith("Stored memory 1 for this user")
-    assert tool_result(openai_server, 2) == "Deleted memory 1: Bins: Tuesday."
+    assert tool_result(openai_server, 2) == (
+        'Deleted memory 1. It said:\n<outside-data source="memory">\n'
+        "Bins: Tuesday.\n</outside-data>"
+    )
     memory = hass.data[DATA_TOOLS].services().memory
     assert await memory.search(user, "bins", 5) == []
     await unload(hass, entry)
