@@ -90,15 +90,16 @@ def _refuse_after_outside_data(ctx: ToolContext, what: str) -> None:
     """Refuse a change to standing prompt text in a conversation that read outside data.
 
     Profile lines and persona notes go into every later system prompt; text that a
-    page, a search result or a recalled answer put before the model must not
-    become one of them, in this turn or a later one ("yes, do that").
+    page, a search result, a stored memory or a recalled answer put before the
+    model must not become one of them, in this turn or a later one ("yes, do
+    that").
     """
     if ctx.read_outside_data:
         raise ToolError(
             f"{what} cannot be changed in a conversation that read web pages, search"
-            " results or past conversations, because text from outside could have"
-            " asked for it. Tell the user; they can ask for it again in a new"
-            " conversation."
+            " results, stored memories or past conversations, because text from"
+            " outside could have asked for it. Tell the user; they can ask for it"
+            " again in a new conversation."
         )
 
 
