@@ -60,7 +60,7 @@ async def test_a_turn_with_assist_and_our_tools_logs_no_deprecation(
     noisy = [
         f"{record.name}: {record.getMessage()}"
         for record in caplog.records
-        # asyncio's slow-callback notes quote this test's own name ("…deprecation")
+        # asyncio's slow-callback warning names this test, which says "deprecation".
         if record.name != "asyncio"
         and (
             any(word in record.getMessage().lower() for word in DEPRECATION_WORDS)
