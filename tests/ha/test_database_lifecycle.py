@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 import sqlite3
 import threading
@@ -61,9 +62,9 @@ def stored_rows(hass: HomeAssistant, sql: str) -> list[tuple[Any, ...]]:
         conn.close()
 
 
-def kept_api(hass: HomeAssistant, user_id: str | None = None) -> Any:
+async def kept_api(hass: HomeAssistant, user_id: str | None = None) -> llm.APIInstance:
     """The tools API instance of one conversation, which HA 2026.11 keeps."""
-    return llm.async_get_api(
+    return await llm.async_get_api(
         hass,
         API_ID,
         llm.LLMContext(
@@ -120,7 +121,7 @@ async def test_a_turn_that_ends_after_stop_is_recorded_then_the_database_closes(
     history; the database closes in the final-write stage, inside HA's stop, and
     nothing of it outlives HA."""
     await add_toolbelt(hass, openai_server)
-    openai_server.reply_text("It is sunny.", delay=0.5)
+    openai_server.reply_text("It is sunny.", delay=1.0)
     turn = start_turn(hass, "What is the weather like?")
     ended_at_stop = finish_turn_during(hass, EVENT_HOMEASSISTANT_STOP, turn)
     await openai_server.requests_seen(1)
@@ -151,7 +152,7 @@ async def test_nothing_reopens_the_database_after_ha_stopped(
     assert (
         await call(api, "memory", action="store", content="Bins go out on Tuesday.")
     ).startswith("Stored memory 1")
-    openai_server.reply_text("The bins go out on Tuesday.", delay=0.5)
+    openai_server.reply_text("The bins go out on Tuesday.", delay=1.0)
     turn = start_turn(hass, "When do the bins go out?")
     ended_at_final_write = finish_turn_during(
         hass, EVENT_HOMEASSISTANT_FINAL_WRITE, turn
@@ -210,12 +211,12 @@ async def test_a_call_after_unload_is_refused_and_a_reload_opens_a_fresh_databas
     assert_all_closed(hass)
 
 
-def fill(table: str, owner: str, count: int) -> Callable[[sqlite3.Connection], int]:
-    """A job that adds ``count`` varied rows to ``table`` (and its FTS index), and
-    returns the file's page count: a home that has used Toolbelt for a while."""
-    now = "2026-01-01T00:00:00+00:00"
+def fill(table: str, owner: str, count: int) -> Callable[[sqlite3.Connection], None]:
+    """A job that adds ``count`` varied rows to ``table`` (and its FTS index): a
+    home that has used Toolbelt for a while."""
+    now = datetime.now(UTC).isoformat(timespec="seconds")
 
-    def run(conn: sqlite3.Connection) -> int:
+    def run(conn: sqlite3.Connection) -> None:
         words = [f"word{n} garden{n * 7} kettle{n % 97}" for n in range(count)]
         with transaction(conn):
             if table == "memories":
@@ -227,10 +228,9 @@ def fill(table: str, owner: str, count: int) -> Callable[[sqlite3.Connection], i
             else:
                 conn.executemany(
                     "INSERT INTO history(owner, created, user_text, answer) "
-                    "VALUES (?, datetime('now'), ?, ?)",
-                    [(owner, f"Asked {w}", f"Answered {w}") for w in words],
+                    "VALUES (?, ?, ?, ?)",
+                    [(owner, now, f"Asked {w}", f"Answered {w}") for w in words],
                 )
-        return conn.execute("PRAGMA page_count").fetchone()[0]
 
     return run
 
@@ -295,8 +295,8 @@ async def test_a_delete_on_a_full_disk_says_what_happened_and_the_wipe_is_retrie
     await db.run(
         lambda conn: conn.execute(
             "INSERT INTO history(owner, created, user_text, answer) "
-            "VALUES (?, datetime('now'), ?, 'Noted.')",
-            (user, f"My locker word is {SECRET}"),
+            "VALUES (?, ?, ?, 'Noted.')",
+            (user, datetime.now(UTC).isoformat(), f"My locker word is {SECRET}"),
         )
     )
     await db.run(disk_room(4))
