@@ -150,8 +150,7 @@ class WebFetcher:
                 f"More than {self._max_redirects} redirects starting at {url}; gave up."
             )
         except (FetchFailedError, FetchRefusedError, aiohttp.ClientError) as err:
-            # A TLS failure quotes the site's certificate: its words as well.
-            if answered or isinstance(err, aiohttp.ClientSSLError):
+            if answered or _quotes_the_site(err):
                 raise _from_site(url, err) from err
             raise
 
@@ -275,6 +274,17 @@ def _unreadable(url: URL, err: aiohttp.ClientError) -> FetchFailedError:
     """A connection or protocol failure, as the model reads it."""
     return FetchFailedError(
         f"Could not read {url.host}: {type(err).__name__} {err}".strip()
+    )
+
+
+def _quotes_the_site(err: Exception) -> bool:
+    """Whether a failure before any response may quote the site: every client
+    error but a connection never made (a TLS failure quotes its certificate, a
+    malformed reply its bytes)."""
+    if isinstance(err, aiohttp.ClientSSLError):
+        return True
+    return isinstance(err, aiohttp.ClientError) and not isinstance(
+        err, aiohttp.ClientConnectorError
     )
 
 
