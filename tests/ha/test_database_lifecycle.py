@@ -21,7 +21,7 @@ from homeassistant.const import (
     EVENT_HOMEASSISTANT_FINAL_WRITE,
     EVENT_HOMEASSISTANT_STOP,
 )
-from homeassistant.core import Context, Event, HomeAssistant
+from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import llm
 import pytest
 
@@ -209,6 +209,43 @@ async def test_a_call_after_unload_is_refused_and_a_reload_opens_a_fresh_databas
     assert "[id 1] Bins go out on Tuesday." in found
     await unload(hass, entry)
     assert_all_closed(hass)
+
+
+async def test_an_unload_still_closing_when_ha_stops_is_waited_for(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """HA waits at most 10 s for an unload's close, and its stop does not wait for
+    tasks started before it: a close still queued behind a slow database job (a
+    loaded machine) is waited for in the final-write stage, not cut off, so the
+    database thread and its files do not outlive HA."""
+    entry = await add_toolbelt(hass, openai_server)
+    api = await kept_api(hass)
+    await call(api, "memory", action="store", content="Bins go out on Tuesday.")
+    slow_job_may_end = threading.Event()
+    slow_job = asyncio.ensure_future(
+        hass.data[DATA_TOOLS].database().run(lambda _: slow_job_may_end.wait(5))
+    )
+    unloading = asyncio.ensure_future(hass.config_entries.async_unload(entry.entry_id))
+    while DATA_TOOLS in hass.data:  # noqa: ASYNC110 - the unload has queued the close once it drops the hub
+        await asyncio.sleep(0.01)
+
+    @callback
+    def end_slow_job_soon(_event: Event) -> None:
+        hass.loop.call_later(0.2, slow_job_may_end.set)
+
+    hass.bus.async_listen_once(EVENT_HOMEASSISTANT_FINAL_WRITE, end_slow_job_soon)
+    await hass.async_stop()
+
+    assert "still running after final writes" not in caplog.text
+    assert_all_closed(hass)
+    assert await slow_job is True
+    assert await unloading is True
+    assert stored_rows(hass, "SELECT content FROM memories") == [
+        ("Bins go out on Tuesday.",)
+    ]
 
 
 def fill(table: str, owner: str, count: int) -> Callable[[sqlite3.Connection], None]:

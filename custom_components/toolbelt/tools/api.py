@@ -231,15 +231,18 @@ class ToolsHub:
     async def async_close(self, reason: str) -> None:
         """Stop the daily purge and close the database for good.
 
-        ``reason`` is what a later call is told ("… is closed because …").
+        ``reason`` is what a later call is told ("… is closed because …"). The
+        final-write listener stays until the close is done: if an unload's close
+        is still waiting for the database thread when HA stops (HA waits 10 s for
+        an unload's tasks), the final-write stage waits for that same close.
         """
-        if self._unsub_final_write is not None:
-            self._unsub_final_write()
-            self._unsub_final_write = None
         if self._unsub_purge is not None:
             self._unsub_purge()
             self._unsub_purge = None
         await self._db.async_close(reason)
+        if self._unsub_final_write is not None:
+            self._unsub_final_write()
+            self._unsub_final_write = None
 
 
 class ToolbeltToolsAPI(llm.API):

@@ -105,6 +105,7 @@ class SqliteDatabase:
         self._used = False
         self._closed: str | None = None
         """Why the database was closed (set on the event loop, never cleared)."""
+        self._closing: asyncio.Future[None] | None = None
         self._shut = False
         """The connection is closed for good (set on the database thread)."""
         self._unwiped: set[str] = set()
@@ -247,23 +248,33 @@ class SqliteDatabase:
         """Close the connection on its own thread, then stop the thread, for good.
 
         ``reason`` ends "The Toolbelt database is closed because …", the error
-        every later job gets.
+        every later job gets. The close is queued once, behind the work already
+        queued; every call waits for that same close, and a caller that is
+        cancelled meanwhile does not stop it (the thread still ends).
         """
-        if self._closed is not None:
-            return
-        self._closed = reason
+        if self._closing is None:
+            self._closed = reason
+            self._closing = self._queue_close()
+        await asyncio.shield(self._closing)
+        # The close was the thread's last job, so joining it is immediate.
+        self._executor.shutdown(wait=True)
 
+    def _queue_close(self) -> asyncio.Future[None]:
         def close() -> None:
             self._shut = True
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
-        if self._used:
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(self._executor, close)
-        # The queue is empty by now, so joining the thread is immediate.
-        self._executor.shutdown(wait=True)
+        loop = asyncio.get_running_loop()
+        if not self._used:  # no thread was started, no file opened
+            done: asyncio.Future[None] = loop.create_future()
+            done.set_result(None)
+            return done
+        closing = loop.run_in_executor(self._executor, close)
+        # No job after the close; the thread ends once it has run.
+        self._executor.shutdown(wait=False)
+        return closing
 
 
 class transaction:
