@@ -42,8 +42,16 @@ LIGHTS = {
 }
 
 
+# What the database work of a turn or an entry runs as, in HA's task warnings.
+_DATABASE_TASKS = (
+    "ToolsHub.async_close",
+    "toolbelt record turn",
+    "toolbelt history purge",
+)
+
+
 class _CutOffTasks(logging.Handler):
-    """HA's warnings about our tasks that its stop or an unload had to cut off."""
+    """HA's warnings about our database tasks that its stop or an unload cut off."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -51,7 +59,7 @@ class _CutOffTasks(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        if "toolbelt" in message.lower() and (
+        if any(task in message for task in _DATABASE_TASKS) and (
             "still running after final writes" in message
             or "did not complete in time" in message
         ):
@@ -71,8 +79,8 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Generator[None]:
-    """Fail a test when HA's stop or an unload cut off a Toolbelt task (the
-    database close, a history record): HA only logs it, and its own thread check
+    """Fail a test when HA's stop or an unload cut off our database work (the
+    close, a history record, a purge): HA only logs it, and its own thread check
     catches only the database thread such a cut leaves behind."""
     handler = item.stash.get(_CUT_OFF, None)
     try:
@@ -81,7 +89,9 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None]:
         if handler is not None:
             logging.getLogger().removeHandler(handler)
     if handler is not None and handler.messages:
-        pytest.fail("HA cut off a Toolbelt task: " + " | ".join(handler.messages))
+        pytest.fail(
+            "HA cut off Toolbelt database work: " + " | ".join(handler.messages)
+        )
 
 
 @pytest.fixture(autouse=True)
