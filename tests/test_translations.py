@@ -26,6 +26,9 @@ FILES = [
     INTEGRATION / "strings.json",
     *sorted((INTEGRATION / "translations").glob("*.json")),
 ]
+ENGLISH = INTEGRATION / "translations" / "en.json"
+# The languages the UI is translated into (README, Languages).
+LANGUAGES = ["de", "es", "fr", "it", "nl", "pl"]
 
 # The placeholders the code fills in, by string; every other string has none.
 # (A placeholder the code does not pass stays "{name}" on screen, or fails.)
@@ -149,3 +152,29 @@ def test_hassfest_rule_refuses_html() -> None:
     # voluptuous' Invalid on older HAs, probatio's on 2026.11.
     with pytest.raises(Exception, match="should not contain HTML"):
         cv.string_with_no_html("Hermes <tool_call> JSON")
+
+
+def _strings(path: Path) -> dict[str, Any]:
+    return dict(_leaves(json.loads(path.read_text(encoding="utf-8"))))
+
+
+def test_the_translated_languages_are_shipped() -> None:
+    """A language the README names has its file; no other file goes unchecked."""
+    shipped = sorted(path.stem for path in (INTEGRATION / "translations").glob("*"))
+    assert shipped == sorted(["en", *LANGUAGES])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_translation_has_the_english_keys_and_placeholders(language: str) -> None:
+    """Every English string is translated (no English fallback), none is left over,
+    and each keeps the placeholders the code fills in (a lost one hides a value,
+    a misspelt one shows "{name}" on screen)."""
+    english = _strings(ENGLISH)
+    translated = _strings(INTEGRATION / "translations" / f"{language}.json")
+    assert sorted(set(english) - set(translated)) == []  # missing
+    assert sorted(set(translated) - set(english)) == []  # extra
+    placeholders = {
+        key: (set(parse(english[key]).arguments), set(parse(text).arguments))
+        for key, text in translated.items()
+    }
+    assert {key: pair for key, pair in placeholders.items() if pair[0] != pair[1]} == {}
