@@ -71,19 +71,20 @@ async def _memory_action(
     memory_id: str | None,
     limit: int,
 ) -> str:
+    # Stored memories may hold what a page or a guest said, and a memory
+    # server's replies are its own words: both reach the model as outside data.
     backend = ctx.services.memory
     if action == "search":
         found = await backend.search(ctx.user_id, query or "", max(1, min(limit, 20)))
         if not found:
             return format_memories(found, query or "")
-        # Memories may have been stored from what a page or a guest said.
         return outside(format_memories(found, query or ""), "memory")
     if action == "store":
         if not content:
             raise ToolError("store needs 'content': the fact to remember.")
         saved = await backend.store(ctx.user_id, content)
         if saved.id is None:
-            return saved.content
+            return outside(saved.content, "memory")
         whose = "everyone in the home" if saved.shared else "this user"
         return f"Stored memory {saved.id} for {whose}: {saved.content}"
     if not memory_id:
@@ -94,18 +95,17 @@ async def _memory_action(
         saved = await backend.update(
             ctx.user_id, memory_id, content, may_change_shared=ctx.may_change_shared
         )
-        return (
-            saved.content
-            if saved.id is None
-            else (f"Updated memory {saved.id}: {saved.content}")
-        )
+        if saved.id is None:
+            return outside(saved.content, "memory")
+        return f"Updated memory {saved.id}: {saved.content}"
     removed = await backend.delete(
         ctx.user_id, memory_id, may_change_shared=ctx.may_change_shared
     )
+    if removed.id is None:
+        return outside(removed.content, "memory")
     return (
-        removed.content
-        if removed.id is None
-        else (f"Deleted memory {removed.id}: {removed.content}")
+        f"Deleted memory {removed.id}.{backend.erasure_note} It said:\n"
+        f"{outside(removed.content, 'memory')}"
     )
 
 
@@ -208,7 +208,7 @@ SEARCH_TOOL = Tool(
     },
 )
 WEB_FETCH_TOOL = Tool(web_fetch, arg_aliases={"link": "url", "href": "url"})
-TIME_TOOL = Tool(current_time, name="time")
+TIME_TOOL = Tool(current_time, name="time", returns_outside_data=False)
 
 ALL_TOOLS: tuple[Tool, ...] = (
     MEMORY_TOOL,

@@ -48,14 +48,23 @@ class Tool:
         description: str | None = None,
         arg_aliases: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        returns_outside_data: bool = True,
     ) -> None:
-        """Introspect fn; arg_aliases renames keys models often use (q -> query)."""
+        """Introspect fn; arg_aliases renames keys models often use (q -> query).
+
+        returns_outside_data: whether a result or an error may carry text from
+        outside the home (a page, a search result, a stored memory, a server's
+        words) inside an outside-data block. A call whose answer holds one marks
+        its conversation (``outside_readers``). Undeclared, a tool is taken to
+        return outside data; only one that never does says False.
+        """
         self.fn = fn
         self.name = name or fn.__name__
         doc = inspect.getdoc(fn) or ""
         self.description = description or _summary(doc)
         self.arg_aliases = dict(arg_aliases or {})
         self.timeout = timeout
+        self.returns_outside_data = returns_outside_data
         self.schema, self._injected = _build_schema(fn, _arg_descriptions(doc))
         self._enums = _enum_params(fn)
 
