@@ -57,6 +57,9 @@ class HandoffError(Exception):
 class Handoff:
     """One turn's hand-off tool: its targets, and the request it would pass on."""
 
+    personal = True
+    """Its note holds what the model knows of the user (``Tool.personal``)."""
+
     def __init__(
         self,
         hass: HomeAssistant,

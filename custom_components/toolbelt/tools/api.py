@@ -89,42 +89,6 @@ class Caller:
     """HA's chat session id; None for a call made outside any conversation."""
 
 
-# tool -> (read_only, open_world), for HA versions that annotate tools.
-TOOL_HINTS = {
-    "memory": (False, False),
-    "history": (False, False),
-    "profile": (False, False),
-    "self": (False, False),
-    "search": (True, True),
-    "web_fetch": (True, True),
-    "model": (False, False),
-    "time": (True, False),
-}
-# Actions that only read; any other action of these tools writes. Tools not
-# listed only read.
-READ_ACTIONS = {
-    "memory": frozenset({"search"}),
-    "history": frozenset({"search", "recent"}),
-    "profile": frozenset({"get"}),
-    "self": frozenset({"get"}),
-    "model": frozenset({"list", "current"}),
-}
-
-PROMPT_MEMORY = (
-    "Use `memory` to recall what the user told you before answering personal "
-    "questions, and to store facts they ask you to remember."
-)
-PROMPT_WEB = (
-    "Use `search` for current events or facts you do not know and `web_fetch` to "
-    "read a page; cite sources as [n]."
-)
-PROMPT_FETCH = "Use `web_fetch` to read a page the user names; cite it as [n]."
-PROMPT_PERSONAL = (
-    "Use `history` when the user refers to an earlier conversation and `profile` "
-    "to keep lasting facts about the user themselves."
-)
-
-
 # What a late call reads once the database is closed ("… is closed because …").
 CLOSED_AT_STOP = "Home Assistant is shutting down"
 CLOSED_AT_UNLOAD = (
@@ -265,18 +229,15 @@ class ToolbeltToolsAPI(llm.API):
         user_id = context.user_id if context else None
         services = self.hub.services()
         agent = calling_agent(llm_context)
-        tools: list[llm.Tool] = [
-            ToolbeltLlmTool(tool, self.hub)
+        offered = [
+            tool
             for tool in ALL_TOOLS
             if (tool is not SEARCH_TOOL or services.search is not None)
             and (tool is not SELF_TOOL or agent is not None)
         ]
-        prompt = [
-            PROMPT_MEMORY,
-            PROMPT_PERSONAL,
-            PROMPT_WEB if services.search else PROMPT_FETCH,
-            OUTSIDE_RULE,
-        ]
+        tools: list[llm.Tool] = [ToolbeltLlmTool(tool, self.hub) for tool in offered]
+        prompt = [tool.prompt for tool in offered if tool.prompt]
+        prompt.append(OUTSIDE_RULE)
         if agent is not None:
             prompt.extend(await self._personal_lines(services, user_id, agent))
         return ToolbeltAPIInstance(
@@ -364,9 +325,8 @@ class ToolbeltLlmTool(llm.Tool):
         self.description = tool.description
         self.parameters = compat.json_schema_to_parameters(tool.schema)
         self.json_schema = tool.schema
-        read_only, open_world = TOOL_HINTS.get(tool.name, (False, False))
         annotations = compat.tool_annotations(
-            read_only=read_only, open_world=open_world
+            read_only=tool.read_only, open_world=tool.open_world
         )
         if annotations is not None:
             self.annotations = annotations
@@ -375,12 +335,7 @@ class ToolbeltLlmTool(llm.Tool):
 
     def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
         """Reads may run concurrently; writes (memory store, model switch...) may not."""
-        reads = READ_ACTIONS.get(self.name)
-        if reads is None:
-            return True
-        action = (arguments or {}).get("action")
-        # No action fails validation before it touches anything.
-        return action is None or str(action).strip().lower() in reads
+        return self.tool.only_reads(arguments)
 
     async def async_call(
         self,

@@ -187,6 +187,13 @@ async def current_time() -> str:
 
 MEMORY_TOOL = Tool(
     memory,
+    reads={"search"},
+    erases={"delete"},
+    personal=True,
+    prompt=(
+        "Use `memory` to recall what the user told you before answering personal"
+        " questions, and to store facts they ask you to remember."
+    ),
     arg_aliases={
         "id": "memory_id",
         "text": "content",
@@ -196,8 +203,15 @@ MEMORY_TOOL = Tool(
         "max_results": "limit",
     },
 )
+# A search query can be as personal as a memory.
 SEARCH_TOOL = Tool(
     search,
+    reads=True,
+    open_world=True,
+    personal=True,
+    prompt=(
+        "Use `search` for current events or facts you do not know; cite results as [n]."
+    ),
     arg_aliases={
         "kind": "action",
         "type": "action",
@@ -207,8 +221,14 @@ SEARCH_TOOL = Tool(
         "num_results": "max_results",
     },
 )
-WEB_FETCH_TOOL = Tool(web_fetch, arg_aliases={"link": "url", "href": "url"})
-TIME_TOOL = Tool(current_time, name="time", returns_outside_data=False)
+WEB_FETCH_TOOL = Tool(
+    web_fetch,
+    reads=True,
+    open_world=True,
+    prompt="Use `web_fetch` to read a page; cite it as [n].",
+    arg_aliases={"link": "url", "href": "url"},
+)
+TIME_TOOL = Tool(current_time, name="time", reads=True, returns_outside_data=False)
 
 ALL_TOOLS: tuple[Tool, ...] = (
     MEMORY_TOOL,

@@ -186,6 +186,10 @@ async def self_notes(
 
 HISTORY_TOOL = Tool(
     history,
+    reads={"search", "recent"},
+    erases={"forget"},
+    personal=True,
+    prompt="Use `history` when the user refers to an earlier conversation.",
     arg_aliases={
         "q": "query",
         "id": "turn_id",
@@ -199,12 +203,18 @@ HISTORY_TOOL = Tool(
 # (no conversation that read outside data changes them): not outside data.
 PROFILE_TOOL = Tool(
     profile,
+    reads={"get"},
+    erases={"delete"},
+    personal=True,
+    prompt="Use `profile` to keep lasting facts about the user themselves.",
     arg_aliases={"attribute": "key", "name": "key", "field": "key", "val": "value"},
     returns_outside_data=False,
 )
 SELF_TOOL = Tool(
     self_notes,
     name="self",
+    reads={"get"},
+    personal=True,
     arg_aliases={
         "trait": "note",
         "content": "note",

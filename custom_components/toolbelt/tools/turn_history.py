@@ -22,15 +22,12 @@ from homeassistant.core import HomeAssistant, callback
 
 from ..handoff import handoff_in_progress
 from .api import DATA_TOOLS, is_toolbelt_tool
+from .definitions import TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
 
 _LOGGER = logging.getLogger(__name__)
 _NOT_RECORDED = "Toolbelt could not record the turn in the history: %s"
-# (tool, action) of calls that erase what the user said or stored.
-ERASING_CALLS = frozenset(
-    {("history", "forget"), ("memory", "delete"), ("profile", "delete")}
-)
 
 
 @callback
@@ -51,7 +48,8 @@ def async_record_turn(
     context = user_input.context
     record = hub.traces.get(context.id) if context else None
     if record is not None and any(
-        (call.tool, (call.action or "").strip().lower()) in ERASING_CALLS
+        (tool := TOOLS_BY_NAME.get(call.tool)) is not None
+        and tool.erases_with(call.action)
         for call in record.calls
     ):
         return
