@@ -111,7 +111,19 @@ class FunctionaryDialect(Dialect):
         "ASSISTANT to=functions.",
         "functions.",
     )
-    triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "functions.")
+    triggers = ("<function=", ">>>", "<|python_tag|>", "functions.")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """A marker, or a reply whose first line names a recipient (``NAME\\n{…}``)."""
+        if any(trigger in text for trigger in self.triggers):
+            return True
+        start = reply_start(text)
+        newline = text.find("\n", start)
+        return (
+            newline >= 0
+            and _RECIPIENT.fullmatch(text[start:newline].strip()) is not None
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

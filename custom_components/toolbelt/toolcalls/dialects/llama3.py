@@ -58,7 +58,8 @@ class Llama3Dialect(Dialect):
     # A call object may stand anywhere in prose (corpus rule 8): streaming
     # holds from its opening on, wherever it is.
     markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
-    triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{", "[")
+    # Every JSON call holds a "{" (a list of calls too).
+    triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{")
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -101,7 +101,8 @@ class MistralDialect(Dialect):
 
     name: ClassVar[str] = "mistral"
     markers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[CALL_ID]")
-    triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "{", "[")
+    # Without a marker only a bare list at the start is read: "[" is enough.
+    triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[")
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -1,4 +1,9 @@
-"""Phi-4-mini and FireFunction: ``functools[{"name": .., "arguments": ..}, ...]``."""
+"""Phi-4-mini and FireFunction: ``functools[{"name": .., "arguments": ..}, ...]``.
+
+Phi-4-mini's own chat template (llama.cpp's copy) writes each call as
+``<|tool_call|>{"name": .., "arguments": ..}<|/tool_call|>`` instead; Ollama's
+writes a list between the same tokens. Both are read here too.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +15,23 @@ from ..catalog import Catalog
 from ..model import ParseResult
 from ..prompting import tools_json
 from ..scan import json_calls_at, skip_ws
+from ._markup import token_json_calls
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]
 
 MARKER = "functools"
+_TOKEN = "<|tool_call|>"
+_CLOSER = "<|/tool_call|>"
 
 
 class FunctoolsDialect(Dialect):
     """A JSON call list after the word ``functools``; an empty list is no call."""
 
     name: ClassVar[str] = "functools"
-    markers: ClassVar[tuple[str, ...]] = ("functools[",)
+    markers: ClassVar[tuple[str, ...]] = ("functools[", _TOKEN)
     start_markers: ClassVar[tuple[str, ...]] = ("functools",)
-    triggers: ClassVar[tuple[str, ...]] = (MARKER,)
+    triggers: ClassVar[tuple[str, ...]] = (MARKER, _TOKEN)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
@@ -40,6 +48,8 @@ class FunctoolsDialect(Dialect):
                     if not calls:
                         found.append(Found(pos, end, None))
             pos = text.find(MARKER, end)
+        if _TOKEN in text:
+            found += token_json_calls(text, catalog, _TOKEN, _CLOSER)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override

@@ -24,7 +24,9 @@ class QwenDialect(HermesDialect):
 
     name: ClassVar[str] = "qwen"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>",)
-    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{", "[")
+    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{")
+    # Hermes reads the same tag and the same bare JSON (and more).
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
     tags: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("<tool_call>", "</tool_call>", True),
     )

@@ -28,6 +28,8 @@ class XlamDialect(Dialect):
     name: ClassVar[str] = "xlam"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "```json")
     triggers: ClassVar[tuple[str, ...]] = ("{", "[")
+    # Hermes reads the same fences, the same tag and the same bare JSON.
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
