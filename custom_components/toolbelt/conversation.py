@@ -19,7 +19,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
-from .assist_prompt import compact_system_prompt, compact_tool
+from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
 from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
@@ -193,12 +193,17 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         )
         if handoff.offered:
             tools.append(handoff.openai_tool())
+        # Every tool a prompt or a description names is named as it is sent.
+        names = tuple(tool["function"]["name"] for tool in tools)
+        tools = described_as_sent(tools, names)
         executor = HAExecutor(
             llm_api, {HANDOFF_TOOL: handoff} if handoff.offered else {}
         )
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
-            system = compact_system_prompt(messages[0]["content"])
+            system = compact_system_prompt(
+                messages[0]["content"], llm_api.api_prompt if llm_api else "", names
+            )
             messages[0] = {**messages[0], "content": system}
         # The turn's trace is keyed by the HA context, as our tools key theirs.
         turn_id = user_input.context.id if user_input.context else ulid_now()
