@@ -27,6 +27,7 @@ from .const import (
     CONF_INSTANT_CONFIRMATIONS,
     CONF_LLM_HASS_API,
     CONF_PROMPT,
+    CONF_RUN_RECOGNIZED,
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
@@ -38,6 +39,7 @@ from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn, chat_log_messages
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
+from .recognizer import IntentRecognizer
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
 from .tools.turn_history import async_record_turn
@@ -71,6 +73,17 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def supported_languages(self) -> list[str] | Literal["*"]:
         """The model decides which languages it speaks."""
         return MATCH_ALL
+
+    async def async_prepare(self, language: str | None = None) -> None:
+        """Load HA's own sentences for the honesty guard before the first turn.
+
+        HA's Assist pipeline calls this before it runs; recognizing a turn's
+        words then costs milliseconds, not the seconds of a first load.
+        """
+        if self.subentry.data.get(CONF_LLM_HASS_API):
+            await compat.async_prepare_recognizer(
+                self.hass, language or self.hass.config.language
+            )
 
     async def async_process(
         self, user_input: conversation.ConversationInput
@@ -199,6 +212,18 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         executor = HAExecutor(
             llm_api, {HANDOFF_TOOL: handoff} if handoff.offered else {}
         )
+        # The honesty guard reads the words as HA would, if the agent has devices.
+        recognizer = (
+            IntentRecognizer(
+                self.hass,
+                user_input,
+                tools,
+                executor,
+                run=bool(self.subentry.data.get(CONF_RUN_RECOGNIZED, False)),
+            )
+            if executor.offers_device_commands()
+            else None
+        )
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
             system = compact_system_prompt(
@@ -230,6 +255,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 confirm=lambda outcomes: self._confirm(user_input, outcomes),
                 silent_answers=compat.CURRENT.silent_answers,
                 on_result=traced,
+                recognizer=recognizer,
             )
         except BackendError as err:
             raise _spoken_error(user_input, chat_log, err) from err

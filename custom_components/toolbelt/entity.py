@@ -52,6 +52,7 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
+from .loop.honesty import CommandRecognizer
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
 
@@ -132,6 +133,7 @@ class ToolbeltLLMEntity(Entity):
         silent_answers: bool = False,
         answer_format: dict[str, Any] | None = None,
         on_result: Callable[[ResultOut], None] | None = None,
+        recognizer: CommandRecognizer | None = None,
     ) -> None:
         """Run the loop; its events land in the ChatLog as they happen.
 
@@ -150,6 +152,7 @@ class ToolbeltLLMEntity(Entity):
             state=self.agent_state,
             takes_control=takes_control,
             confirm=confirm,
+            recognizer=recognizer,
         )
         events = loop.run(
             messages,

@@ -1,0 +1,159 @@
+"""The honesty guard in a real HA: a claimed device change that never ran is not said.
+
+HA's own recognizer (the built-in agent's sentences, in the user's language)
+reads the user's words; the tests listen to the ChatLog's deltas as the Assist
+pipeline does, so what they assert is exactly what TTS would speak.
+"""
+
+from __future__ import annotations
+
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import entity_registry as er
+
+from custom_components.toolbelt.const import CONF_RUN_RECOGNIZED
+from custom_components.toolbelt.loop.honesty import NOTHING_CHANGED_NOTE
+from tests.ha.conftest import (
+    agent_id,
+    async_add_toolbelt,
+    async_converse_streamed,
+    bare,
+    open_chat_log,
+    speech,
+    streamed_text,
+)
+from tests.openai_server import OpenAIServer
+
+CLAIM = "The kitchen light should be on now."
+ANSWER = "Done: the kitchen light is on."
+UNCHANGED = "Sorry, I did not do that: nothing was changed."
+
+
+async def test_a_claim_without_a_call_is_not_said(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_text(CLAIM, chunks=list(CLAIM))
+    openai_server.reply_text(CLAIM, chunks=list(CLAIM))
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "off"
+    assert speech(result) == UNCHANGED
+    assert streamed_text(deltas) == UNCHANGED
+    # The model was told, once, that nothing changed.
+    reminder = openai_server.requests[1].messages
+    assert reminder[-2:] == [
+        {"role": "assistant", "content": CLAIM},
+        {"role": "user", "content": NOTHING_CHANGED_NOTE},
+    ]
+    assert len(openai_server.requests) == 2
+    # What the next turn reads is what the user heard.
+    with open_chat_log(hass, result.conversation_id) as chat_log:
+        said = [c.content for c in chat_log.content if c.role == "assistant"]
+    assert said == [UNCHANGED]
+
+
+async def test_the_reminded_model_turns_the_light_on_and_is_heard(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_text(CLAIM, chunks=list(CLAIM))
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    )
+    openai_server.reply_text(ANSWER, chunks=list(ANSWER))
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    assert streamed_text(deltas) == ANSWER
+    calls = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
+    assert [bare(call.tool_name) for call in calls[0]] == ["HassTurnOn"]
+
+
+async def test_a_question_and_a_chat_are_untouched(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    await async_add_toolbelt(hass, openai_server)
+    for text, answer in (
+        ("is the kitchen light on?", "No, the kitchen light is off."),
+        ("tell me a joke", "The light bulb quit: it felt burnt out."),
+    ):
+        openai_server.reply_text(answer, chunks=list(answer))
+        before = len(openai_server.requests)
+
+        result, deltas = await async_converse_streamed(hass, text)
+
+        assert speech(result) == answer
+        assert streamed_text(deltas) == answer
+        # Streamed as it came, not held to the end.
+        assert len([d for d in deltas if d.get("content")]) > len(answer) // 2
+        assert len(openai_server.requests) == before + 1
+
+
+async def test_the_agent_may_let_ha_run_the_command(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    await async_add_toolbelt(hass, openai_server, **{CONF_RUN_RECOGNIZED: True})
+    openai_server.reply_text(CLAIM)
+    openai_server.reply_text(CLAIM)
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    # HA's built-in agent says exactly this for HassTurnOn on a light.
+    assert speech(result) == "Turned on the light"
+    assert streamed_text(deltas) == "Turned on the light"
+    assert len(openai_server.requests) == 2
+    # The call HA ran is recorded like any call, for the debug view and history.
+    calls = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
+    assert [bare(call.tool_name) for call in calls[0]] == ["HassTurnOn"]
+    assert calls[0][0].tool_args == {"name": "Kitchen light"}
+
+
+async def test_german_words_are_read_with_has_german_sentences(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    er.async_get(hass).async_update_entity(
+        "light.kitchen_light", aliases={"Küchenlicht"}
+    )
+    await async_add_toolbelt(hass, openai_server)
+    claim = "Das Küchenlicht ist jetzt an."
+    openai_server.reply_text(claim)
+    openai_server.reply_text(claim)
+
+    result = await conversation.async_converse(
+        hass,
+        "Schalte das Küchenlicht ein",
+        None,
+        Context(),
+        language="de",
+        agent_id=agent_id(hass),
+    )
+
+    assert hass.states.get("light.kitchen_light").state == "off"
+    assert speech(result) == (
+        "Entschuldigung, das habe ich nicht getan: Es wurde nichts geändert."
+    )
+    assert len(openai_server.requests) == 2
+
+
+async def test_a_text_format_claim_is_held_and_corrected(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """The issue's plain-text model, with a text tool-call format."""
+    await async_add_toolbelt(hass, openai_server, tool_format="hermes")
+    openai_server.reply_text(CLAIM, chunks=list(CLAIM))
+    openai_server.reply_text(
+        '<tool_call>\n{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}'
+        "\n</tool_call>"
+    )
+    openai_server.reply_text(ANSWER)
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    assert CLAIM not in streamed_text(deltas)
