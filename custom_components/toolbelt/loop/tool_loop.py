@@ -216,6 +216,10 @@ class ToolLoop:
         # The tool the honesty guard makes the next request call, if any.
         forced: str | None = None
 
+        async def holds() -> bool:
+            """Whether this hop's words wait for its end (the honesty guard)."""
+            return guard is not None and await guard.holds(done)
+
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
@@ -245,10 +249,6 @@ class ToolLoop:
             hop: _Hop | None = None
             recovered: set[type[BackendError]] = set()
             dropped = False
-
-            async def holds() -> bool:
-                return guard is not None and await guard.holds(done)
-
             while hop is None:
                 try:
                     reader = _reader(choice, request, constraint)
