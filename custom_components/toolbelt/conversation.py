@@ -39,7 +39,7 @@ from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn, chat_log_messages
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
-from .recognizer import IntentRecognizer
+from .recognizer import IntentRecognizer, async_load_sentences
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
 from .tools.turn_history import async_record_turn
@@ -81,9 +81,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         words then costs milliseconds, not the seconds of a first load.
         """
         if self.subentry.data.get(CONF_LLM_HASS_API):
-            await compat.async_prepare_recognizer(
-                self.hass, language or self.hass.config.language
-            )
+            await async_load_sentences(self.hass, language or self.hass.config.language)
 
     async def async_process(
         self, user_input: conversation.ConversationInput

@@ -19,11 +19,23 @@ from homeassistant.core import HomeAssistant
 
 from . import compat
 from .confirmations import has_sentences, nothing_changed
+from .const import DOMAIN
 from .ha_executor import HAExecutor
 from .ha_tools import is_device_command_name, plain_name
 from .loop.honesty import Recognized
 from .toolcalls.calls import new_call_id
 from .toolcalls.model import ToolCall
+
+# Languages whose sentences Toolbelt asked HA to load (``async_prepare``).
+_LOADED = f"{DOMAIN}_sentences_loaded"
+
+
+async def async_load_sentences(hass: HomeAssistant, language: str) -> None:
+    """Have HA load its sentences of ``language`` now, not in a turn."""
+    if not has_sentences(language):
+        return
+    await compat.async_prepare_recognizer(hass, language)
+    hass.data.setdefault(_LOADED, set()).add(language)
 
 
 class IntentRecognizer:
@@ -51,6 +63,8 @@ class IntentRecognizer:
         }
         self._executor = executor
         self._run = run
+        language = user_input.language or hass.config.language
+        self.warm = language in hass.data.get(_LOADED, ())
 
     async def recognize(self) -> Recognized | None:
         """The words as a device command, or None."""

@@ -7,10 +7,14 @@ pipeline does, so what they assert is exactly what TTS would speak.
 
 from __future__ import annotations
 
+from typing import Any
+from unittest.mock import patch
+
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import entity_registry as er
 
+from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import CONF_RUN_RECOGNIZED
 from custom_components.toolbelt.loop.honesty import NOTHING_CHANGED_NOTE
 from tests.ha.conftest import (
@@ -157,3 +161,35 @@ async def test_a_text_format_claim_is_held_and_corrected(
     assert hass.states.get("light.kitchen_light").state == "on"
     assert speech(result) == ANSWER
     assert CLAIM not in streamed_text(deltas)
+
+
+async def test_recognition_starts_with_the_turn_once_the_pipeline_prepared(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Prepared (as HA's Assist pipeline prepares its agent), recognizing is
+    cheap and runs beside the first request; unprepared, a turn whose model
+    calls the device at once never recognizes at all."""
+    await async_add_toolbelt(hass, openai_server)
+    turn_on = [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    seen: list[str] = []
+    recognize = compat.async_recognize_intent
+
+    async def counted(hass: HomeAssistant, user_input: Any) -> Any:
+        seen.append(user_input.text)
+        return await recognize(hass, user_input)
+
+    with patch.object(compat, "async_recognize_intent", counted):
+        openai_server.reply_tool_calls(turn_on)
+        openai_server.reply_text(ANSWER)
+        await async_converse_streamed(hass, "turn on the kitchen light")
+        assert seen == []
+
+        await conversation.async_prepare_agent(hass, agent_id(hass), "en")
+        openai_server.reply_tool_calls(turn_on)
+        openai_server.reply_text(ANSWER)
+        result, _deltas = await async_converse_streamed(
+            hass, "turn on the kitchen light"
+        )
+
+    assert seen == ["turn on the kitchen light"]
+    assert speech(result) == ANSWER

@@ -30,11 +30,16 @@ class Recognizer:
     """Recognizes after ``delay`` seconds; counts its calls."""
 
     def __init__(
-        self, verdict: Recognized | None, delay: float = 0.0, fail: bool = False
+        self,
+        verdict: Recognized | None,
+        delay: float = 0.0,
+        fail: bool = False,
+        warm: bool = False,
     ) -> None:
         self.verdict = verdict
         self.delay = delay
         self.fail = fail
+        self.warm = warm
         self.calls = 0
 
     async def recognize(self) -> Recognized | None:
@@ -142,17 +147,34 @@ async def test_words_before_a_real_call_are_said(harness: Harness) -> None:
 async def test_a_command_that_ran_ends_the_turn_without_waiting(
     harness: Harness,
 ) -> None:
-    """Recognition still running when the turn ends is stopped, not awaited."""
+    """Recognition started with the turn (the host's sentences are loaded) and
+    still running when the turn ends is stopped, not awaited."""
     harness.server.reply_tool_calls(TURN_ON)
     harness.server.reply_text(ANSWER)
 
-    recognizer = Recognizer(COMMAND, delay=30)
+    recognizer = Recognizer(COMMAND, delay=30, warm=True)
     turn = await asyncio.wait_for(
         harness.turn("turn on the kitchen light", recognizer=recognizer), 5
     )
 
     assert turn.text == ANSWER
     assert harness.house.states == {"kitchen": "on"}
+    assert recognizer.calls == 1
+
+
+async def test_recognition_that_is_not_cheap_waits_until_needed(
+    harness: Harness,
+) -> None:
+    """A model that calls the device at once and answers after it: no
+    recognition at all while the host's sentences are not loaded."""
+    harness.server.reply_tool_calls(TURN_ON)
+    harness.server.reply_text(ANSWER)
+
+    recognizer = Recognizer(COMMAND)
+    turn = await harness.turn("turn on the kitchen light", recognizer=recognizer)
+
+    assert turn.text == ANSWER
+    assert recognizer.calls == 0
 
 
 async def test_a_broken_recognizer_lets_the_answer_stand(harness: Harness) -> None:

@@ -9,12 +9,14 @@ the server honours it, made to call); if it still calls nothing, the user
 hears that nothing was changed, or, where the agent allows it, the recognized
 command runs and the host's own sentence is said.
 
-Recognition starts with the turn, beside the first model request, and is
-awaited only when it matters: before the first spoken words of a reply while
-no device command has worked (a reply that may be a false claim is held until
-its end), and when the turn would end. Questions and chat are never commands:
-the host's recognizer says which intent it read, the executor whether it
-changes a device.
+Recognition is awaited only when it matters: before the first spoken words
+of a reply while no device command has worked (a reply that may be a false
+claim is held until its end), and when the turn would end without one. It
+starts with the turn, beside the first model request, when the host says it
+is cheap (its sentences are loaded); otherwise only when it is first needed,
+so a turn whose model calls a device at once never pays for it. Questions and
+chat are never commands: the host's recognizer says which intent it read, the
+executor whether it changes a device.
 """
 
 from __future__ import annotations
@@ -56,7 +58,13 @@ class Recognized:
 
 
 class CommandRecognizer(Protocol):
-    """The host's recognizer, bound to one turn's words."""
+    """The host's recognizer, bound to one turn's words.
+
+    ``warm``: recognizing costs milliseconds now (the host has loaded its
+    sentences), so it may start with the turn.
+    """
+
+    warm: bool
 
     async def recognize(self) -> Recognized | None:
         """The words as a device command; None for a question, chat or no match."""
@@ -71,9 +79,17 @@ class HonestyGuard:
     """One turn's guard: recognition started once, its verdict kept."""
 
     def __init__(self, recognizer: CommandRecognizer) -> None:
-        """Start recognizing now, beside the turn's first model request."""
-        self._task = asyncio.ensure_future(self._recognize(recognizer))
+        """Start recognizing now if that is cheap, else when first needed."""
+        self._recognizer = recognizer
+        self._task: asyncio.Future[Recognized | None] | None = None
         self.reminded = False
+        if recognizer.warm:
+            self._start()
+
+    def _start(self) -> asyncio.Future[Recognized | None]:
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._recognize(self._recognizer))
+        return self._task
 
     @staticmethod
     async def _recognize(recognizer: CommandRecognizer) -> Recognized | None:
@@ -86,7 +102,7 @@ class HonestyGuard:
 
     async def command(self) -> Recognized | None:
         """The recognized device command, waiting for recognition if needed."""
-        return await asyncio.shield(self._task)
+        return await asyncio.shield(self._start())
 
     async def holds(self, done: Sequence[RoundCall]) -> bool:
         """Whether a reply's spoken words wait for its end: the words were a
@@ -99,6 +115,8 @@ class HonestyGuard:
 
     async def close(self) -> None:
         """Stop recognizing if the turn ended first."""
+        if self._task is None:
+            return
         if not self._task.done():
             self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
