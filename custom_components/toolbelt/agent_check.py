@@ -19,15 +19,8 @@ from homeassistant.helpers import llm
 from . import compat
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import ServerKind
-from .const import (
-    CONF_LLM_HASS_API,
-    CONF_MODEL,
-    CONF_REQUEST_TIMEOUT,
-    CONF_TOOL_FORMAT,
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TOOL_FORMAT,
-    DOMAIN,
-)
+from .const import CONF_LLM_HASS_API, DOMAIN
+from .entity import loop_settings
 from .ha_tools import PROBE_TOOL, plain_name
 from .loop.format_choice import NATIVE_FORMATS
 from .loop.probe import (
@@ -48,13 +41,13 @@ class AgentCheck:
     text_mode: bool
 
 
-async def async_probe_tool(
+async def _async_agent_api(
     hass: HomeAssistant, options: dict[str, Any]
-) -> dict[str, Any]:
-    """The agent's turn-on tool as OpenAI sees it, else ``PROBE_TOOL``."""
+) -> llm.APIInstance | None:
+    """The agent's LLM APIs as a turn gets them; None without any."""
     apis = options.get(CONF_LLM_HASS_API) or []
     if not apis:
-        return PROBE_TOOL
+        return None
     context = llm.LLMContext(
         platform=DOMAIN,
         context=Context(),
@@ -63,17 +56,30 @@ async def async_probe_tool(
         device_id=None,
     )
     try:
-        api = await llm.async_get_api(hass, apis, context)
+        return await llm.async_get_api(hass, apis, context)
     except HomeAssistantError:
-        return PROBE_TOOL
-    tools = api.tools
+        return None
+
+
+async def async_probe_tool(
+    hass: HomeAssistant, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The agent's turn-on tool as OpenAI sees it, else ``PROBE_TOOL``."""
+    api = await _async_agent_api(hass, options)
+    tools = api.tools if api else []
     chosen = next(
         (t for t in tools if plain_name(t.name) == "HassTurnOn"),
         tools[0] if tools else None,
     )
-    if chosen is None:
+    if api is None or chosen is None:
         return PROBE_TOOL
     return compat.tool_to_openai(chosen, api.custom_serializer)
+
+
+async def async_tool_names(hass: HomeAssistant, options: dict[str, Any]) -> list[str]:
+    """The agent's tools by their plain names, for the tool choice list."""
+    api = await _async_agent_api(hass, options)
+    return sorted({plain_name(t.name) for t in api.tools}) if api else []
 
 
 async def async_check_agent(
@@ -82,29 +88,18 @@ async def async_check_agent(
     kind: ServerKind,
     options: dict[str, Any],
 ) -> AgentCheck:
-    """Probe the tool mode and the constraints this server kind may honour."""
-    model = options.get(CONF_MODEL, "")
-    tool_format = options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
-    timeout = float(options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+    """Probe the tool mode and the constraints this server kind may honour.
+
+    Every probe is a turn's first request, with the agent's own settings.
+    """
+    settings = loop_settings(options, kind)
     tool = await async_probe_tool(hass, options)
-    report = await async_probe_tool_mode(
-        backend,
-        model=model,
-        tool_format=tool_format,
-        request_timeout=timeout,
-        tool=tool,
-    )
-    text_mode = tool_format not in NATIVE_FORMATS
-    probe = functools.partial(
-        async_probe_constraints,
-        backend,
-        model=model,
-        named_tool_choice=kind.named_tool_choice,
-        request_timeout=timeout,
-        tool=PROBE_TOOL,
-    )
-    # Natively tool_choice forces a call; text dialects need a grammar or schema,
-    # and so does native mode on a server that ignores tool_choice (Ollama).
+    report = await async_probe_tool_mode(backend, settings, tool)
+    text_mode = settings.tool_format not in NATIVE_FORMATS
+    probe = functools.partial(async_probe_constraints, backend, settings, tool=tool)
+    # Natively tool_choice forces a call; a text format needs a grammar or a
+    # schema, and so does native mode on a server that ignores tool_choice
+    # (Ollama): then they go with the tools, as a turn sends them.
     text_kinds = tuple(k for k in kind.constraints if k in TEXT_KINDS)
     if text_mode:
         constraints = await probe(kinds=text_kinds)

@@ -34,7 +34,11 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
 - HA's own intent recognizer: the built-in agent's recognize-only
   ``async_recognize_intent(user_input, strict_intents_only=...)`` is the same
   on all three; read through feature detection all the same, as it is not in
-  ``conversation.__all__`` (the honesty guard does without it if it goes).
+  ``conversation.__all__`` (the honesty guard does without it if it goes);
+- exposed entities (2026.10): an entity's names are
+  ``intent.async_get_entity_aliases`` (registry aliases in the user's order,
+  the computed name among them; before: the state's name and an alias set), and
+  a device's area is ``device_registry.async_get_effective_area_id``.
 
 Everything is feature detection on the running HA, never a version compare.
 The schema library is read off ``llm.Tool.parameters``, not off what imports:
@@ -53,7 +57,13 @@ from types import ModuleType
 from typing import Any
 
 from homeassistant.components import ai_task, conversation
-from homeassistant.helpers import llm
+from homeassistant.core import HomeAssistant, State
+from homeassistant.helpers import (
+    device_registry as dr,
+    entity_registry as er,
+    intent,
+    llm,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,3 +382,33 @@ async def async_prepare_recognizer(hass: Any, language: str) -> None:
         await conversation.async_prepare_agent(
             hass, conversation.HOME_ASSISTANT_AGENT, language
         )
+
+
+# --- exposed entities -----------------------------------------------------------
+
+
+def entity_names(
+    hass: HomeAssistant,
+    entry: er.RegistryEntry | None,
+    state: State,
+    intent_module: Any = intent,
+) -> list[str]:
+    """The names HA's intents match an entity by, in HA's order.
+
+    HA 2026.10+ reads them with ``intent.async_get_entity_aliases``; before,
+    they were the state's name and the registry's aliases (a set: sorted here,
+    so the prompt is the same on every turn).
+    """
+    get = getattr(intent_module, "async_get_entity_aliases", None)
+    if get is not None:
+        return [str(name) for name in get(hass, entry, state=state)]
+    aliases = sorted(entry.aliases) if entry is not None else []
+    return [state.name, *aliases]
+
+
+def device_area_id(
+    hass: HomeAssistant, device: dr.DeviceEntry, registry_module: Any = dr
+) -> str | None:
+    """The area a device is in (HA 2026.10+: its effective area, a parent's)."""
+    get = getattr(registry_module, "async_get_effective_area_id", None)
+    return get(hass, device) if get is not None else device.area_id
