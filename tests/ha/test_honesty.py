@@ -16,6 +16,7 @@ from homeassistant.helpers import entity_registry as er
 
 from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import CONF_RUN_RECOGNIZED
+from custom_components.toolbelt.large_home import FIND_DEVICES_TOOL
 from custom_components.toolbelt.loop.honesty import NOTHING_CHANGED_NOTE
 from tests.ha.conftest import (
     agent_id,
@@ -193,3 +194,46 @@ async def test_recognition_starts_with_the_turn_once_the_pipeline_prepared(
 
     assert seen == ["turn on the kitchen light"]
     assert speech(result) == ANSWER
+
+
+async def test_a_silent_answer_to_a_command_is_not_left_silent(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """HA 2026.11 keeps an empty answer as silence; after a command that never
+    ran, the user hears that nothing was changed instead."""
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_text("")
+    openai_server.reply_text("")
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "off"
+    assert speech(result) == UNCHANGED
+    assert streamed_text(deltas) == UNCHANGED
+    assert len(openai_server.requests) == 2
+
+
+async def test_a_lookup_is_no_command_in_large_home_mode(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """find_devices only reads: a claim after it is held, the model reminded,
+    and the light it then turns on is what the user hears about."""
+    await async_add_toolbelt(hass, openai_server, large_home="on")
+    openai_server.reply_tool_calls(
+        [{"name": FIND_DEVICES_TOOL, "arguments": {"name": "kitchen"}}]
+    )
+    openai_server.reply_text(CLAIM, chunks=list(CLAIM))
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    )
+    openai_server.reply_text(ANSWER, chunks=list(ANSWER))
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    assert streamed_text(deltas) == ANSWER
+    assert openai_server.requests[2].messages[-1] == {
+        "role": "user",
+        "content": NOTHING_CHANGED_NOTE,
+    }
