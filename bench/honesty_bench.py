@@ -10,9 +10,12 @@ built-in agent does, without running anything). Printed:
   and the same sentence again (HA caches by text: what a turn costs when
   "Prefer handling commands locally" has just tried the same words);
 - a chat turn's time to its first spoken words and to its end, against a
-  local server that answers after FIRST_TOKEN_MS, with the guard and with
-  recognition replaced by an instant "not a command": recognition runs beside
-  the request, so it costs a turn nothing once it is faster than the server.
+  local server that answers after FIRST_TOKEN_MS: with the guard as an Assist
+  pipeline runs it (the language prepared, so recognition runs beside the
+  request and costs a turn nothing once it is faster than the server), with
+  the guard lazy (the language not prepared by Toolbelt: recognition starts
+  when the first words arrive), and with recognition replaced by an instant
+  "not a command".
 
 Run from the repository root: .venv/bin/python -m bench.honesty_bench
 (ROUNDS=20 FIRST_TOKEN_MS=0,150 by default; set them in the environment).
@@ -20,10 +23,8 @@ Run from the repository root: .venv/bin/python -m bench.honesty_bench
 
 from __future__ import annotations
 
-# isort: off
-# Before HA's and phcc's imports: phcc on HA 2026.11 needs it (a no-op elsewhere).
-import tests.ha_bridge.plugin  # noqa: F401
-# isort: on
+# HA 2026.11 must be imported before httpx (tests/ha_bridge explains why).
+import tests.ha_bridge.plugin  # noqa: F401  # isort: skip
 
 import asyncio
 from collections.abc import Awaitable, Callable
@@ -54,7 +55,11 @@ from custom_components.toolbelt.const import (
     DOMAIN,
 )
 from custom_components.toolbelt.ha_executor import HAExecutor
-from custom_components.toolbelt.recognizer import IntentRecognizer
+from custom_components.toolbelt.recognizer import (
+    LOADED_SENTENCES,
+    IntentRecognizer,
+    async_load_sentences,
+)
 from tests.ha.conftest import open_chat_session
 from tests.openai_server import OpenAIServer
 
@@ -122,9 +127,7 @@ async def _ms(work: Callable[[], Awaitable[Any]]) -> float:
 async def recognition(hass: HomeAssistant) -> dict[str, Any]:
     """Milliseconds: loading sentences, new words, words seen before."""
     figures: dict[str, Any] = {}
-    figures["prepare en"] = await _ms(
-        lambda: compat.async_prepare_recognizer(hass, "en")
-    )
+    figures["prepare en"] = await _ms(lambda: async_load_sentences(hass, "en"))
     german = await _recognizer(hass, "Schalte das Licht in der Küche ein", "de")
     figures["first German turn, unprepared"] = await _ms(german.recognize)
     new, again, commands = [], [], 0
@@ -200,15 +203,25 @@ async def turns(hass: HomeAssistant) -> list[tuple[float, str, float, float]]:
     async with OpenAIServer(models=["bench-model"]) as server:
         agent = await _agent(hass, server)
         for ms in FIRST_TOKEN_MS:
-            for label in ("guard", "no recognition"):
+            for label in ("guard", "guard, lazy", "no recognition"):
                 firsts, ends = [], []
-                with patch.object(
-                    IntentRecognizer,
-                    "recognize",
-                    instant if label != "guard" else IntentRecognizer.recognize,
+                # Lazy: Toolbelt did not prepare the language (no pipeline
+                # asked), so recognition starts when the first words arrive.
+                prepared = {"en"} if label == "guard" else set()
+                with (
+                    patch.dict(hass.data, {LOADED_SENTENCES: prepared}),
+                    patch.object(
+                        IntentRecognizer,
+                        "recognize",
+                        instant
+                        if label == "no recognition"
+                        else IntentRecognizer.recognize,
+                    ),
                 ):
                     for round_ in range(ROUNDS):
-                        text = f"what is the capital of France {'now ' * round_}"
+                        # New words every turn: HA caches recognition by text.
+                        text = f"what is the capital of France, question {len(rows)}"
+                        text += f" {round_}"
                         first, end = await _chat_turn(
                             hass, server, agent, text, ms / 1000
                         )

@@ -27,7 +27,7 @@ from .toolcalls.calls import new_call_id
 from .toolcalls.model import ToolCall
 
 # Languages whose sentences Toolbelt asked HA to load (``async_prepare``).
-_LOADED = f"{DOMAIN}_sentences_loaded"
+LOADED_SENTENCES = f"{DOMAIN}_sentences_loaded"
 
 
 async def async_load_sentences(hass: HomeAssistant, language: str) -> None:
@@ -35,7 +35,7 @@ async def async_load_sentences(hass: HomeAssistant, language: str) -> None:
     if not has_sentences(language):
         return
     await compat.async_prepare_recognizer(hass, language)
-    hass.data.setdefault(_LOADED, set()).add(language)
+    hass.data.setdefault(LOADED_SENTENCES, set()).add(language)
 
 
 class IntentRecognizer:
@@ -64,7 +64,7 @@ class IntentRecognizer:
         self._executor = executor
         self._run = run
         language = user_input.language or hass.config.language
-        self.warm = language in hass.data.get(_LOADED, ())
+        self.warm = language in hass.data.get(LOADED_SENTENCES, ())
 
     async def recognize(self) -> Recognized | None:
         """The words as a device command, or None."""

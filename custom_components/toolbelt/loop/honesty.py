@@ -107,7 +107,7 @@ class HonestyGuard:
     async def holds(self, done: Sequence[RoundCall]) -> bool:
         """Whether a reply's spoken words wait for its end: the words were a
         device command and no device command of the turn has worked yet."""
-        return not acted(done) and await self.command() is not None
+        return await self.disputes(done) is not None
 
     async def disputes(self, done: Sequence[RoundCall]) -> Recognized | None:
         """The command the turn's answer would leave undone, or None."""
