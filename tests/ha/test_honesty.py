@@ -82,11 +82,13 @@ async def test_a_question_and_a_chat_are_untouched(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
     await async_add_toolbelt(hass, openai_server)
+    # As the Assist pipeline does: HA's sentences load before the turn.
+    await conversation.async_prepare_agent(hass, agent_id(hass), "en")
     for text, answer in (
         ("is the kitchen light on?", "No, the kitchen light is off."),
         ("tell me a joke", "The light bulb quit: it felt burnt out."),
     ):
-        openai_server.reply_text(answer, chunks=list(answer))
+        openai_server.reply_text(answer, chunks=list(answer), chunk_delay=0.01)
         before = len(openai_server.requests)
 
         result, deltas = await async_converse_streamed(hass, text)

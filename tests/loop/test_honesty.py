@@ -116,10 +116,12 @@ async def test_the_host_runs_the_command_where_the_agent_allows_it(
 
 
 async def test_questions_and_chat_stream_untouched(harness: Harness) -> None:
+    """Words wait only while recognition runs (here a few milliseconds);
+    the server's stream is read on meanwhile, and the rest streams as it comes."""
     text = "It is a lovely day for it."
-    harness.server.reply_text(text, chunks=list(text))
+    harness.server.reply_text(text, chunks=list(text), chunk_delay=0.01)
 
-    recognizer = Recognizer(None)
+    recognizer = Recognizer(None, delay=0.03)
     turn = await harness.turn("tell me a joke", recognizer=recognizer)
 
     assert turn.text == text

@@ -109,6 +109,14 @@ class HonestyGuard:
         device command and no device command of the turn has worked yet."""
         return await self.disputes(done) is not None
 
+    def holds_now(self, done: Sequence[RoundCall]) -> bool | None:
+        """``holds`` if it is known without waiting (recognition is started if
+        it was not); None while recognition runs."""
+        if acted(done):
+            return False
+        task = self._start()
+        return task.result() is not None if task.done() else None
+
     async def disputes(self, done: Sequence[RoundCall]) -> Recognized | None:
         """The command the turn's answer would leave undone, or None."""
         return None if acted(done) else await self.command()

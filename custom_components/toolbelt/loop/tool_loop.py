@@ -211,10 +211,6 @@ class ToolLoop:
         # The tool the honesty guard makes the next request call, if any.
         forced: str | None = None
 
-        async def holds() -> bool:
-            """Whether this hop's words wait for its end (the honesty guard)."""
-            return guard is not None and await guard.holds(done)
-
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
@@ -250,7 +246,13 @@ class ToolLoop:
                     reader = _reader(choice, request, constraint)
                     unwrap = not own_format
                     async for event in self._ask(
-                        request, catalog, reader, unwrap, holds, said=said
+                        request,
+                        catalog,
+                        reader,
+                        unwrap,
+                        guard,
+                        done,
+                        said=said,
                     ):
                         if isinstance(event, _Hop):
                             hop = event
@@ -413,14 +415,17 @@ class ToolLoop:
         catalog: Catalog,
         choice: FormatChoice,
         unwrap: bool = True,
-        holds: Callable[[], Awaitable[bool]] | None = None,
+        guard: HonestyGuard | None = None,
+        done: Sequence[RoundCall] = (),
         *,
         said: str = "",
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means.
 
-        ``holds``: asked before the reply's first safe words; True keeps them
-        all back to the reply's end (the honesty guard's decision).
+        ``guard``: asked at the reply's first safe words whether they wait for
+        the reply's end (``done``: the turn's calls so far). The stream is
+        never paused for it: words wait while it is undecided, and its answer
+        is awaited only after the reply ended, outside the server's timeout.
 
         A model whose template opens the reasoning block starts inside it, so
         nothing shows until its closer, unless the server already split the
@@ -437,6 +442,11 @@ class ToolLoop:
         raw: list[str] = []
         streamed: list[str] = []
         holding: bool | None = None
+        waiting = ""  # safe words not out yet: the guard has not decided
+
+        def decided() -> bool | None:
+            return False if guard is None else guard.holds_now(done)
+
         # aclosing: a turn that stops early must close the HTTP stream at once.
         async with contextlib.aclosing(self._backend.complete(request)) as deltas:
             async for delta in deltas:
@@ -447,11 +457,14 @@ class ToolLoop:
                             choice.dialect, catalog=catalog, start_in_reasoning=opened
                         )
                     if safe := detector.feed(delta.text):
-                        if holding is None:
-                            holding = holds is not None and await holds()
                         streamed.append(safe)
-                        if not holding and (new := _unsaid(said, streamed, safe)):
-                            yield TextOut(new)
+                        waiting += safe
+                        if holding is None:
+                            holding = decided()
+                        if holding is False:
+                            if new := _unsaid(said, streamed, waiting):
+                                yield TextOut(new)
+                            waiting = ""
                 elif isinstance(delta, ReasoningDelta):
                     opened = False  # the server parses reasoning itself
                     yield ReasoningOut(delta.text)
@@ -467,11 +480,13 @@ class ToolLoop:
         # Only held-back text that the dialect also calls content may still show.
         tail = "" if parse.calls or detector is None else detector.finish()
         if tail and parse.content.startswith("".join(streamed) + tail):
-            if holding is None:
-                holding = holds is not None and await holds()
             streamed.append(tail)
-            if not holding and (new := _unsaid(said, streamed, tail)):
-                yield TextOut(new)
+            waiting += tail
+        if holding is None and waiting:
+            # The reply has ended: waiting no longer holds up the server.
+            holding = guard is not None and await guard.holds(done)
+        if not holding and waiting and (new := _unsaid(said, streamed, waiting)):
+            yield TextOut(new)
         out = "".join(streamed)
         if holding:
             yield _Hop(text=text, parse=parse, streamed="", held=out)
