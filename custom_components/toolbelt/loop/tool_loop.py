@@ -59,6 +59,7 @@ from .honesty import (
     Recognized,
     acted,
 )
+from .phrasebook import ENGLISH, Phrasebook
 from .takes_control import (
     RoundCall,
     TakesControl,
@@ -75,9 +76,6 @@ from .transcript import (
 )
 
 _LOGGER = logging.getLogger(__name__)
-
-GAVE_UP_TEXT = "Sorry, I couldn't finish that within the tool-call limit."
-NO_ANSWER_TEXT = "Sorry, the model gave no answer."
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +99,8 @@ class LoopSettings:
     # Whether an answer may be empty: the model wrote nothing, no tool ran,
     # and the host keeps that as a silent response (HA 2026.11+ does).
     silent_answers: bool = False
+    # What the loop says itself, in the conversation's language.
+    phrases: Phrasebook = ENGLISH
 
 
 @dataclass(slots=True)
@@ -405,7 +405,7 @@ class ToolLoop:
                 )
             )
 
-        yield TextOut(GAVE_UP_TEXT)
+        yield TextOut(self._settings.phrases.gave_up)
 
     # -- one hop ---------------------------------------------------------------
 
@@ -646,13 +646,14 @@ class ToolLoop:
         the host keeps a silent answer. Otherwise a short sentence, since the
         host speaks the last assistant message.
         """
+        phrases = self._settings.phrases
         if calls:
-            return GAVE_UP_TEXT
+            return phrases.gave_up
         if done:
-            return await confirm_silence(done, self._confirm) or NO_ANSWER_TEXT
+            return await confirm_silence(done, self._confirm) or phrases.no_answer
         if self._settings.silent_answers and not hop.text.strip():
             return ""
-        return NO_ANSWER_TEXT
+        return phrases.no_answer
 
     def _base_messages(
         self,
