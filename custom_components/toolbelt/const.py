@@ -34,6 +34,8 @@ CONF_CONSTRAINTS = "constraints"
 CONF_CHECK_AGAIN = "check_again"
 # A round of device commands that all worked ends the turn with HA's own words.
 CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
+# A device command HA recognized, which the model would not run, is run by HA.
+CONF_RUN_RECOGNIZED = "run_recognized_commands"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
 CONF_HANDOFF_TARGETS = "handoff_targets"
 # Large home: auto, on or off (large_home.py: an index and find_devices).

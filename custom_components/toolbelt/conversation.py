@@ -19,7 +19,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
-from .assist_prompt import compact_system_prompt, compact_tool
+from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
 from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
@@ -28,6 +28,7 @@ from .const import (
     CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_PROMPT,
+    CONF_RUN_RECOGNIZED,
     DEFAULT_LARGE_HOME,
     DOMAIN,
     LOGGER,
@@ -41,6 +42,7 @@ from .history import FailedTurn, chat_log_messages
 from .large_home import FIND_DEVICES_TOOL, ConversationHomes, HomeShape, LargeHome
 from .loop import Executor, ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
+from .recognizer import IntentRecognizer, async_load_sentences
 from .spoken import Phrases, async_phrases
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
@@ -76,6 +78,15 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def supported_languages(self) -> list[str] | Literal["*"]:
         """The model decides which languages it speaks."""
         return MATCH_ALL
+
+    async def async_prepare(self, language: str | None = None) -> None:
+        """Load HA's own sentences for the honesty guard before the first turn.
+
+        HA's Assist pipeline calls this before it runs; recognizing a turn's
+        words then costs milliseconds, not the seconds of a first load.
+        """
+        if self.subentry.data.get(CONF_LLM_HASS_API):
+            await async_load_sentences(self.hass, language or self.hass.config.language)
 
     async def async_process(
         self, user_input: conversation.ConversationInput
@@ -214,6 +225,9 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         if handoff.offered:
             tools.append(handoff.openai_tool())
             own[HANDOFF_TOOL] = handoff
+        # Every tool a prompt or a description names is named as it is sent.
+        names = tuple(tool["function"]["name"] for tool in tools)
+        tools = described_as_sent(tools, names)
         large_home = LargeHome.for_turn(
             self.hass,
             self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
@@ -222,13 +236,30 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
             index = large_home.index if large_home else None
-            system = compact_system_prompt(messages[0]["content"], index)
+            system = compact_system_prompt(
+                messages[0]["content"],
+                llm_api.api_prompt if llm_api else "",
+                names,
+                index,
+            )
             messages[0] = {**messages[0], "content": system}
             # The lookup comes with the index, where HA's device list was found.
             if large_home and index and index in system:
                 tools.append(large_home.openai_tool())
                 own[FIND_DEVICES_TOOL] = large_home
         executor = HAExecutor(llm_api, own)
+        # The honesty guard reads the words as HA would, if the agent has devices.
+        recognizer = (
+            IntentRecognizer(
+                self.hass,
+                user_input,
+                tools,
+                executor,
+                run=bool(self.subentry.data.get(CONF_RUN_RECOGNIZED, False)),
+            )
+            if executor.offers_device_commands()
+            else None
+        )
         # The turn's trace is keyed by the HA context, as our tools key theirs.
         turn_id = user_input.context.id if user_input.context else ulid_now()
 
@@ -255,6 +286,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 silent_answers=compat.CURRENT.silent_answers,
                 phrases=phrases.phrasebook(),
                 on_result=traced,
+                recognizer=recognizer,
             )
         except BackendError as err:
             # A short sentence for TTS that names the server; details go to the log.

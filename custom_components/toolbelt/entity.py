@@ -53,6 +53,7 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
+from .loop.honesty import CommandRecognizer
 from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
@@ -141,6 +142,7 @@ class ToolbeltLLMEntity(Entity):
         phrases: Phrasebook = ENGLISH,
         answer_format: dict[str, Any] | None = None,
         on_result: Callable[[ResultOut], None] | None = None,
+        recognizer: CommandRecognizer | None = None,
     ) -> None:
         """Run the loop; its events land in the ChatLog as they happen.
 
@@ -160,6 +162,7 @@ class ToolbeltLLMEntity(Entity):
             state=self.agent_state,
             takes_control=takes_control,
             confirm=confirm,
+            recognizer=recognizer,
         )
         events = loop.run(
             messages,

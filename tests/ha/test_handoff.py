@@ -155,14 +155,17 @@ async def test_at_most_two_handoffs(
     server_b.reply_tool_calls(handoff(c))
     server_c.reply_tool_calls(handoff(BUILT_IN))
     server_c.reply_text("C answers: the kitchen light stays off.")
+    server_c.reply_text("C answers: the kitchen light stays off.")
 
     result = await converse(hass, "turn on the kitchen light", a)
 
-    assert speech(result) == "C answers: the kitchen light stays off."
     assert hass.states.get("light.kitchen_light").state == "off"
     refused = server_c.requests[1].messages[-1]["content"]
     assert "already handed off 2 times, the most allowed" in refused
-    assert [len(s.requests) for s in (server_a, server_b, server_c)] == [1, 1, 2]
+    # C, reminded that nothing changed, still calls nothing: the honesty guard
+    # says so in the end (tests/ha/test_honesty.py).
+    assert speech(result) == "Sorry, I did not do that: nothing was changed."
+    assert [len(s.requests) for s in (server_a, server_b, server_c)] == [1, 1, 3]
 
 
 async def test_handoff_to_home_assistants_own_agent(

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
-from custom_components.toolbelt.toolcalls import ParseResult, guard
+from custom_components.toolbelt.toolcalls import Catalog, ParseResult, guard
 from custom_components.toolbelt.toolcalls.dialects._markup import MAX_CALLS
 from custom_components.toolbelt.toolcalls.dialects.native import (
     from_openai_tool_calls,
@@ -479,3 +479,62 @@ def test_subsumption_holds_on_random_markup(
     text = "".join(pieces)
     if not _markup(parse(reader, text)):
         assert not _markup(parse(dialect, text))
+
+
+# A merged API's tools (HA 2026.10 names): two share a long value list.
+DEVICE_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate"]
+SWITCHES = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "device_class": {
+            "type": "array",
+            "items": {"type": "string", "enum": DEVICE_CLASSES},
+        },
+    },
+    "additionalProperties": False,
+}
+MERGED = Catalog.from_openai(
+    [
+        {"name": "assist__intent__HassTurnOn", "parameters": SWITCHES},
+        {"name": "assist__intent__HassTurnOff", "parameters": SWITCHES},
+        {
+            "name": "toolbelt-tools__memory",
+            "description": "Long-term memory.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["search", "store"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+                },
+                "required": ["action"],
+            },
+        },
+    ]
+)
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_prompt_lists_every_tool_once_and_shows_the_format(dialect: str) -> None:
+    """A text format's system prompt is its catalog and its call syntax.
+
+    Every tool by its exact name, with what the model needs (arguments,
+    types, enums, ranges); a value list two tools share written once; no
+    ``additionalProperties``; no other tool name (the instructions use
+    placeholders); and the markup the dialect reads.
+    """
+    found = get_dialect(dialect)
+    prompt = found.system_prompt(MERGED)
+    for name in MERGED.names:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prompt), name
+    named = re.findall(r"[\w-]+__[\w-]+|\b(?:Hass|Get)[A-Z]\w*", prompt)
+    assert set(named) <= set(MERGED.names)
+    assert "additionalProperties" not in prompt
+    assert prompt.count('"garage"') == 1
+    for needed in ("device_class", "limit", "search", "store", "20"):
+        assert needed in prompt
+    shown = (*found.markers, *found.start_markers, *found.triggers)
+    opening = WIRE[dialect][: WIRE[dialect].index("HassTurnOn")]
+    assert opening in prompt or any(
+        mark in prompt for mark in shown if mark not in ("{", "[")
+    )

@@ -34,7 +34,7 @@ from ..backend.errors import (
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
 from ..toolcalls.calls import new_call_id
-from ..toolcalls.constraint import fingerprint, unwrap_answer
+from ..toolcalls.constraint import Shape, fingerprint, unwrap_answer
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import error_text, lean_tools, result_text
 from ..toolcalls.registry import detector_for, opens_reasoning_in_template
@@ -52,6 +52,13 @@ from .events import (
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget
+from .honesty import (
+    NOTHING_CHANGED_NOTE,
+    CommandRecognizer,
+    HonestyGuard,
+    Recognized,
+    acted,
+)
 from .phrasebook import ENGLISH, Phrasebook
 from .takes_control import (
     RoundCall,
@@ -64,7 +71,6 @@ from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
     Exchange,
     History,
-    render,
     render_history,
     trim_largest_result,
 )
@@ -104,6 +110,8 @@ class _Hop:
     text: str
     parse: ParseResult
     streamed: str
+    # Text the stream detector let out but the honesty guard held back.
+    held: str = ""
 
 
 class ToolLoop:
@@ -118,6 +126,7 @@ class ToolLoop:
         state: AgentState | None = None,
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
+        recognizer: CommandRecognizer | None = None,
     ) -> None:
         """Bind the loop to a server, a tool runner and an agent's settings.
 
@@ -126,7 +135,8 @@ class ToolLoop:
         checks asked after each tool round, after the results' own answers
         (``ToolAnswer``); the first answer ends the turn. ``confirm``: words
         the host's own confirmation of device commands, said when the model
-        answers them with nothing.
+        answers them with nothing. ``recognizer``: the host's reading of the
+        user's words as a device command, for the honesty guard (honesty.py).
         """
         self._backend = backend
         self._executor = executor
@@ -139,6 +149,7 @@ class ToolLoop:
         self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
         self._answer_format: dict[str, Any] | None = None
         self._confirm = confirm
+        self._recognizer = recognizer
 
     async def run(
         self,
@@ -157,6 +168,30 @@ class ToolLoop:
         rules). ``answer_format``: a ``response_format`` every request carries
         (an AI Task's structure); dropped for good if the server refuses it.
         """
+        guard = (
+            HonestyGuard(self._recognizer)
+            if self._recognizer is not None and tools
+            else None
+        )
+        try:
+            async with contextlib.aclosing(
+                self._turn(messages, tools, guidance, answer_format, guard)
+            ) as events:
+                async for event in events:
+                    yield event
+        finally:
+            if guard is not None:
+                await guard.close()
+
+    async def _turn(
+        self,
+        messages: History,
+        tools: list[dict[str, Any]],
+        guidance: str,
+        answer_format: dict[str, Any] | None,
+        guard: HonestyGuard | None,
+    ) -> AsyncGenerator[LoopEvent]:
+        """One turn's hops, until an answer (see ``run``)."""
         settings = self._settings
         self._answer_format = answer_format
         # The full schemas check arguments; the model reads the lean ones.
@@ -170,23 +205,28 @@ class ToolLoop:
         # The one place the tool role is decided: a text dialect or a server
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
-        exchanges: list[Exchange] = []
+        exchanges: History = []
         done: list[RoundCall] = []
         key = fingerprint(catalog) if self._kinds and catalog.names else ""
+        # The tool the honesty guard makes the next request call, if any.
+        forced: str | None = None
 
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
             constraint = (
-                None if wrap_up else self._constraint(index, choice, catalog, key)
+                None
+                if wrap_up
+                else self._constraint(index, choice, catalog, key, forced)
             )
+            forced = None
             request = CompletionRequest(
                 model=settings.model,
                 messages=self._messages(base, exchanges, choice.dialect, fallback),
                 tools=sent_tools
                 if choice.send_tools and tools and not wrap_up
                 else None,
-                stop=choice.stop_sequences if not exchanges else None,
+                stop=choice.stop_sequences if not _ran_tools(exchanges) else None,
                 temperature=settings.temperature,
                 max_tokens=settings.max_tokens,
                 stream=settings.stream,
@@ -206,7 +246,13 @@ class ToolLoop:
                     reader = _reader(choice, request, constraint)
                     unwrap = not own_format
                     async for event in self._ask(
-                        request, catalog, reader, unwrap, said=said
+                        request,
+                        catalog,
+                        reader,
+                        unwrap,
+                        guard,
+                        done,
+                        said=said,
                     ):
                         if isinstance(event, _Hop):
                             hop = event
@@ -250,7 +296,11 @@ class ToolLoop:
                         if constraint and constraint.only_tool:
                             request.tools = sent_tools
                         continue
-                    if fallback or not exchanges or BackendBadRequestError in recovered:
+                    if (
+                        fallback
+                        or not _ran_tools(exchanges)
+                        or BackendBadRequestError in recovered
+                    ):
                         raise
                     # Perhaps the server refuses our tool messages: say the same
                     # in plain text. Only a retry that works proves it.
@@ -281,6 +331,25 @@ class ToolLoop:
             if hop.parse.reasoning:
                 yield ReasoningOut(hop.parse.reasoning)
             if not (calls or rejected) or wrap_up:
+                if (
+                    guard is not None
+                    and not wrap_up
+                    and (seen := await guard.disputes(done)) is not None
+                ):
+                    if not guard.reminded:
+                        # The answer would leave the command undone: never said.
+                        guard.reminded = True
+                        _LOGGER.debug("No device command for %s yet", seen.intent)
+                        claim = hop.parse.content.strip() or "(no answer)"
+                        exchanges.append({"role": "assistant", "content": claim})
+                        exchanges.append(
+                            {"role": "user", "content": NOTHING_CHANGED_NOTE}
+                        )
+                        forced = seen.tool or ""
+                        continue
+                    async for event in self._settle(seen, catalog, budget):
+                        yield event
+                    return
                 rest = _unsent(hop.parse.content, hop.streamed)
                 if not (hop.streamed + rest).strip():
                     # Said in place of nothing; "" is a silent answer.
@@ -289,6 +358,9 @@ class ToolLoop:
                     yield TextOut(rest)
                 return
 
+            if hop.held:
+                # Words before a real call: they were no false claim.
+                yield TextOut(hop.held)
             cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             content = hop.parse.content.strip()
             yield CallsOut(
@@ -343,10 +415,17 @@ class ToolLoop:
         catalog: Catalog,
         choice: FormatChoice,
         unwrap: bool = True,
+        guard: HonestyGuard | None = None,
+        done: Sequence[RoundCall] = (),
         *,
         said: str = "",
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means.
+
+        ``guard``: asked at the reply's first safe words whether they wait for
+        the reply's end (``done``: the turn's calls so far). The stream is
+        never paused for it: words wait while it is undecided, and its answer
+        is awaited only after the reply ended, outside the server's timeout.
 
         A model whose template opens the reasoning block starts inside it, so
         nothing shows until its closer, unless the server already split the
@@ -362,6 +441,12 @@ class ToolLoop:
         accumulator = ToolCallAccumulator()
         raw: list[str] = []
         streamed: list[str] = []
+        holding: bool | None = None
+        waiting = ""  # safe words not out yet: the guard has not decided
+
+        def decided() -> bool | None:
+            return False if guard is None else guard.holds_now(done)
+
         # aclosing: a turn that stops early must close the HTTP stream at once.
         async with contextlib.aclosing(self._backend.complete(request)) as deltas:
             async for delta in deltas:
@@ -373,8 +458,13 @@ class ToolLoop:
                         )
                     if safe := detector.feed(delta.text):
                         streamed.append(safe)
-                        if new := _unsaid(said, streamed, safe):
-                            yield TextOut(new)
+                        waiting += safe
+                        if holding is None:
+                            holding = decided()
+                        if holding is False:
+                            if new := _unsaid(said, streamed, waiting):
+                                yield TextOut(new)
+                            waiting = ""
                 elif isinstance(delta, ReasoningDelta):
                     opened = False  # the server parses reasoning itself
                     yield ReasoningOut(delta.text)
@@ -391,19 +481,40 @@ class ToolLoop:
         tail = "" if parse.calls or detector is None else detector.finish()
         if tail and parse.content.startswith("".join(streamed) + tail):
             streamed.append(tail)
-            if new := _unsaid(said, streamed, tail):
-                yield TextOut(new)
-        yield _Hop(text=text, parse=parse, streamed="".join(streamed))
+            waiting += tail
+        if holding is None and waiting:
+            # The reply has ended: waiting no longer holds up the server.
+            holding = guard is not None and await guard.holds(done)
+        if not holding and waiting and (new := _unsaid(said, streamed, waiting)):
+            yield TextOut(new)
+        out = "".join(streamed)
+        if holding:
+            yield _Hop(text=text, parse=parse, streamed="", held=out)
+        else:
+            yield _Hop(text=text, parse=parse, streamed=out)
 
     # -- constraints ---------------------------------------------------------------
 
     def _constraint(
-        self, index: int, choice: FormatChoice, catalog: Catalog, key: str
+        self,
+        index: int,
+        choice: FormatChoice,
+        catalog: Catalog,
+        key: str,
+        forced: str | None = None,
     ) -> HopConstraint | None:
+        """This hop's constraint; ``forced``: a call the honesty guard asks for
+        (that tool, or any tool when "")."""
         settings = self._settings
         if not self._kinds or not catalog.names:
             return None
-        shape = hop_shape(settings.tool_choice, settings.strict_calls, index, catalog)
+        shape: tuple[Shape, str | None] | None
+        if forced is not None:
+            shape = (Shape.ONE_CALL, forced) if forced else (Shape.ANY_CALL, None)
+        else:
+            shape = hop_shape(
+                settings.tool_choice, settings.strict_calls, index, catalog
+            )
         if shape is None:
             if index == 0 and settings.tool_choice not in _POLICY_WORDS:
                 self._warn_once(
@@ -502,7 +613,28 @@ class ToolLoop:
             answer=outcome.answer,
         )
 
-    # -- messages -----------------------------------------------------------------
+    # -- the end of a turn ----------------------------------------------------------
+
+    async def _settle(
+        self, seen: Recognized, catalog: Catalog, budget: TurnBudget
+    ) -> AsyncIterator[LoopEvent]:
+        """The end of a turn whose device command the model would not run,
+        even when reminded: the host runs it, where the agent allows it, and
+        its own sentence is said; otherwise the user hears nothing changed.
+        """
+        if seen.call is None:
+            yield TextOut(seen.unchanged)
+            return
+        _LOGGER.debug("Running the recognized %s for the model", seen.intent)
+        yield CallsOut((seen.call,))
+        outcomes = [o async for o in self._run_calls([seen.call], catalog, budget)]
+        for outcome in outcomes:
+            yield outcome
+        commands = [RoundCall(outcome, True) for outcome in outcomes]
+        said = await confirm_silence(commands, self._confirm)
+        if said is None:
+            said = "Done." if acted(commands) else seen.unchanged
+        yield ControlOut(said, "recognized_command")
 
     async def _empty_answer(
         self, hop: _Hop, calls: Sequence[ToolCall], done: Sequence[RoundCall]
@@ -552,12 +684,11 @@ class ToolLoop:
     def _messages(
         self,
         base: History,
-        exchanges: list[Exchange],
+        exchanges: History,
         dialect: Dialect,
         fallback: bool,
     ) -> list[dict[str, Any]]:
-        history = render_history(base, dialect, fallback=fallback)
-        return history + render(exchanges, dialect, fallback=fallback)
+        return render_history([*base, *exchanges], dialect, fallback=fallback)
 
 
 _POLICY_WORDS = frozenset({"auto", "required", "required_first"})
@@ -602,6 +733,11 @@ class _HoldAll:
 
     def finish(self) -> str:
         return ""
+
+
+def _ran_tools(exchanges: History) -> bool:
+    """Whether the turn ran tools (beside the honesty guard's reminder)."""
+    return any(isinstance(item, Exchange) for item in exchanges)
 
 
 def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, override
 
 from ..calls import build_result
-from ..prompting import tools_json_lines
+from ..prompting import json_catalog
 from ..sanitize import register_reasoning_delimiters
 from ._markup import prefer_outside_reasoning
 from .base import Dialect
@@ -55,7 +55,7 @@ class AprielDialect(Dialect):
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You can call these functions, given as JSON signatures:\n"
-            f"{tools_json_lines(catalog)}\n\n"
+            f"{json_catalog(catalog)}\n\n"
             "Return all function calls as a list of JSON objects within "
             f"{_OPEN}{_CLOSE} tags:\n"
             f'{_OPEN}[{{"name": "function_name", "arguments": {{"arg": "value"}}}}]'

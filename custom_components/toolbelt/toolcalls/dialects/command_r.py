@@ -19,6 +19,7 @@ from ..calls import Found, build_result
 from ..catalog import fold
 from ..jsonrepair import find_json_end
 from ..model import RejectedCall
+from ..prompting import json_catalog
 from ..scan import json_calls_at, json_error_at, skip_ws, tag_blocks
 from ._markup import (
     MAX_CALLS,
@@ -101,6 +102,17 @@ class CommandRDialect(Dialect):
     name = "command_r"
     markers = ("<|START_ACTION|>",)
     triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "## Available Tools\nYou can ONLY use these tools, described as JSON"
+            f" signatures:\n{json_catalog(catalog)}\n\n"
+            "To use tools, write <|START_ACTION|> followed by a JSON list of calls"
+            " and <|END_ACTION|>: <|START_ACTION|>["
+            '{"tool_call_id": "0", "tool_name": "tool_name", "parameters": {"arg": "value"}}'
+            "]<|END_ACTION|>\nOtherwise answer the user directly."
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

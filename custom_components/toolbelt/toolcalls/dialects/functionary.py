@@ -26,6 +26,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import compact_catalog
 from ..scan import MAX_BLOCKS, skip_ws
 from ._markup import (
     Finder,
@@ -123,6 +124,15 @@ class FunctionaryDialect(Dialect):
         return (
             newline >= 0
             and _RECIPIENT.fullmatch(text[start:newline].strip()) is not None
+        )
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            f"You can call these functions:\n{compact_catalog(catalog)}\n\n"
+            "To call a function, write it as "
+            '<function=function_name>{"arg": "value"}</function> and nothing else. '
+            "If no function is needed, answer normally."
         )
 
     @override

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, override
 
 from ..calls import build_result
+from ..prompting import json_catalog
 from ._markup import prefer_outside_reasoning
 from .base import Dialect
 from .hermes import parse_tagged
@@ -41,3 +42,13 @@ class GigaChatDialect(Dialect):
         found = parse_tagged(text, catalog, tags=_TAGS, function_tags=False, bare=False)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can call these functions, given as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call one, write only the call and stop:\n"
+            f'{_HEADERS[1]}{{"name": "function_name", "arguments": {{"arg": "value"}}}}\n'
+            "If no function is needed, answer normally."
+        )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, override
 
 from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
+from ..prompting import json_catalog
 from ..scan import skip_ws
 from ._markup import (
     prefer_outside_reasoning,
@@ -149,6 +150,17 @@ class GlmDialect(Dialect):
     name = "glm"
     markers = ("<tool_call>",)
     triggers = ("<tool_call>",)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "# Tools\n\nYou may call one or more functions to assist with the user"
+            " query. The functions, as JSON signatures:\n<tools>\n"
+            f"{json_catalog(catalog)}\n</tools>\n\n"
+            "For each function call, output the function name and arguments in this"
+            " format:\n<tool_call>function_name\n<arg_key>arg</arg_key>\n"
+            "<arg_value>value</arg_value>\n</tool_call>"
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
+from ..prompting import json_catalog
 from ..pycall import PyCallError
 from ..scan import skip_ws, tag_blocks
 from ._markup import (
@@ -49,6 +50,16 @@ class GraniteDialect(Dialect):
         "&lt;|tool_call|&gt;",
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You may call these functions, described as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call functions, reply with <tool_call> followed by a JSON list: "
+            '<tool_call>[{"name": "function_name", "arguments": {"arg": "value"}}]\n'
+            "Only call functions listed above. If no call is needed, answer normally."
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -25,7 +25,7 @@ from ..model import (
     RejectedCall,
     ToolCall,
 )
-from ..prompting import result_text, tools_json_lines
+from ..prompting import json_catalog, result_text
 from ..scan import (
     MAX_BLOCKS,
     json_calls_at,
@@ -224,7 +224,7 @@ class HermesDialect(Dialect):
         return (
             "You may call one or more functions to assist with the user query. "
             "The available functions, as JSON signatures:\n"
-            f"<tools>\n{tools_json_lines(catalog)}\n</tools>\n"
+            f"<tools>\n{json_catalog(catalog)}\n</tools>\n"
             "For each function call, return a JSON object with the function name and "
             "arguments inside <tool_call></tool_call> tags:\n"
             '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n'

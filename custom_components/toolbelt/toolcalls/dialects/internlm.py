@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, override
 
 from ..calls import build_result
-from ..prompting import tools_json_lines
+from ..prompting import json_catalog
 from ._markup import prefer_outside_reasoning
 from .base import Dialect
 from .hermes import parse_tagged
@@ -44,7 +44,7 @@ class InternLmDialect(Dialect):
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You can use these tools, given as JSON signatures:\n"
-            f"{tools_json_lines(catalog)}\n\n"
+            f"{json_catalog(catalog)}\n\n"
             "To use a tool, write one call and stop:\n"
             f'{_OPEN}{{"name": "tool_name", "parameters": {{"arg": "value"}}}}{_CLOSE}\n'
             "If no tool is needed, answer normally."

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
 from ..model import RejectedCall
+from ..prompting import json_catalog
 from ..scan import skip_ws, tag_blocks
 from ._markup import prefer_outside_reasoning, too_many
 from .base import Dialect
@@ -66,3 +67,15 @@ class LongCatDialect(Dialect):
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""
         return [_CLOSE]
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can call these functions, given as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "For each function call, write a JSON object with the function name"
+            f" and arguments inside {_OPEN}{_CLOSE} tags:\n"
+            f'{_OPEN}\n{{"name": "function_name", "arguments": {{"arg": "value"}}}}\n'
+            f"{_CLOSE}\n"
+            "If no function is needed, answer normally."
+        )

@@ -7,13 +7,12 @@ writes a list between the same tokens. Both are read here too.
 
 from __future__ import annotations
 
-import json
 from typing import ClassVar, override
 
 from ..calls import Found, build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import tools_json
+from ..prompting import json_catalog
 from ..scan import json_calls_at, skip_ws
 from ._markup import token_json_calls
 from .base import Dialect
@@ -56,7 +55,7 @@ class FunctoolsDialect(Dialect):
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You have access to these functions:\n"
-            f"{json.dumps(tools_json(catalog), ensure_ascii=False)}\n"
+            f"{json_catalog(catalog)}\n"
             'To call functions, reply with functools[{"name": "function_name", '
             '"arguments": {"arg": "value"}}, ...]. Otherwise answer directly.'
         )
