@@ -103,3 +103,9 @@ class BackendResponseError(BackendError):
     """The answer could not be read: malformed body, broken stream, not OpenAI-shaped."""
 
     default_reason = "sent a reply that could not be read"
+
+
+class BackendReplyTooLargeError(BackendResponseError):
+    """The answer went past a size limit (a line that never ends, an endless reply)."""
+
+    default_reason = "sent a reply that was too long"
