@@ -151,7 +151,8 @@ class OpenAIServer:
 
     async def start(self) -> OpenAIServer:
         """Bind 127.0.0.1 on a free port and start serving."""
-        app = web.Application()
+        # Requests of any real size (aiohttp alone would refuse more than 1 MiB).
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/v1/models", self._handle_models)
         app.router.add_post("/v1/chat/completions", self._handle_chat)
         # handler_cancellation: a client that gives up (timeout test) stops its handler.
