@@ -43,11 +43,12 @@ from bench.prompt_bench import _demo_home
 from custom_components.toolbelt.backend.base import CompletionRequest
 from custom_components.toolbelt.backend.errors import BackendError
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from tests.openai_server import OpenAIServer
+from tests.openai_server import OpenAIServer, Pause
 
 SEND_MB = int(os.environ.get("SEND_MB", "2048"))
 MODELS_MB = int(os.environ.get("MODELS_MB", "50"))
 CALLS = int(os.environ.get("CALLS", "10000"))
+PARALLEL = int(os.environ.get("PARALLEL", "200"))
 PIECE = 64 * 1024
 
 
@@ -192,10 +193,42 @@ async def _calls() -> str:
     )
 
 
+async def _parallel() -> str:
+    """PARALLEL turns at once, each waiting 1 s for the server, with Assist."""
+    with tempfile.TemporaryDirectory() as config_dir:
+        async with async_test_home_assistant(config_dir=config_dir) as hass:
+            hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            await _demo_home(hass)
+            async with OpenAIServer(models=["bench-model"]) as server:
+                agent = (await _agents(hass, server))[False]
+                for _ in range(PARALLEL):
+                    server.reply([Pause(1.0), {"content": "Done."}])
+                started = time.perf_counter()
+                results = await asyncio.gather(
+                    *(
+                        conversation.async_converse(
+                            hass, f"turn {i}", None, Context(), agent_id=agent
+                        )
+                        for i in range(PARALLEL)
+                    )
+                )
+                elapsed = time.perf_counter() - started
+                said = [r.response.speech["plain"]["speech"] for r in results]
+                for entry in hass.config_entries.async_entries():
+                    await hass.config_entries.async_unload(entry.entry_id)
+            await hass.async_stop()
+    return (
+        f"parallel: {PARALLEL} turns at once, server 1 s each:"
+        f" {said.count('Done.')} answered in {elapsed:.1f} s"
+        f" ({(elapsed - 1) / PARALLEL * 1000:.0f} ms of Home Assistant per turn)"
+    )
+
+
 SCENARIOS = {
     "line": _line,
     "models": _models,
     "calls": _calls,
+    "parallel": _parallel,
     "serve-line": _serve_line,
 }
 
@@ -206,7 +239,7 @@ def report() -> None:
     if len(chosen) == 1 and chosen[0] in SCENARIOS:
         print(asyncio.run(SCENARIOS[chosen[0]]()))
         return
-    for name in chosen or ("line", "models", "calls"):
+    for name in chosen or ("line", "models", "calls", "parallel"):
         subprocess.run([sys.executable, "-m", "bench.hostile_bench", name], check=True)
 
 
