@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from types import SimpleNamespace
 
 from aiohttp import web
 from homeassistant import loader
@@ -147,49 +148,81 @@ async def _models() -> str:
     )
 
 
+async def _serve_calls() -> str:
+    """A server (its own process) whose first reply holds CALLS native calls.
+
+    It prints its port, then, on a line from stdin, what the second request
+    held: the tool results and the body's size.
+    """
+    async with OpenAIServer(models=["bench-model"]) as server:
+        calls = [
+            {"name": "HassTurnOn", "arguments": {"name": f"Lamp {i}"}}
+            for i in range(CALLS)
+        ]
+        server.reply_tool_calls(calls, pieces=(1000,))
+        server.reply_text("Too many.")
+        print(server.port, flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        if len(server.requests) < 2:
+            return "null"
+        nxt = server.requests[1]
+        results = sum(1 for m in nxt.messages if m["role"] == "tool")
+        return json.dumps([results, len(json.dumps(nxt.body).encode())])
+
+
 async def _calls() -> str:
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.hostile_bench",
+        "serve-calls",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+    port = int(await server.stdout.readline())
+    url = SimpleNamespace(base_url=f"http://127.0.0.1:{port}/v1")
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
             await _demo_home(hass)
-            async with OpenAIServer(models=["bench-model"]) as server:
-                agent = (await _agents(hass, server))[False]
-                calls = [
-                    {"name": "HassTurnOn", "arguments": {"name": f"Lamp {i}"}}
-                    for i in range(CALLS)
-                ]
-                server.reply_tool_calls(calls, pieces=(1000,))
-                server.reply_text("Too many.")
-                stall = 0.0
-                running = True
+            agent = (await _agents(hass, url))[False]
+            stall = 0.0
+            running = True
 
-                async def tick() -> None:
-                    nonlocal stall
-                    last = time.perf_counter()
-                    while running:
-                        await asyncio.sleep(0.005)
-                        now = time.perf_counter()
-                        stall = max(stall, now - last - 0.005)
-                        last = now
+            async def tick() -> None:
+                nonlocal stall
+                last = time.perf_counter()
+                while running:
+                    await asyncio.sleep(0.005)
+                    now = time.perf_counter()
+                    stall = max(stall, now - last - 0.005)
+                    last = now
 
-                ticker = asyncio.ensure_future(tick())
-                started = time.perf_counter()
-                await conversation.async_converse(
-                    hass, "turn on every lamp", None, Context(), agent_id=agent
-                )
-                elapsed = time.perf_counter() - started
-                running = False
-                await ticker
-                nxt = server.requests[1]
-                results = sum(1 for m in nxt.messages if m["role"] == "tool")
-                size = len(json.dumps(nxt.body).encode())
-                for entry in hass.config_entries.async_entries():
-                    await hass.config_entries.async_unload(entry.entry_id)
+            ticker = asyncio.ensure_future(tick())
+            started = time.perf_counter()
+            result = await conversation.async_converse(
+                hass, "turn on every lamp", None, Context(), agent_id=agent
+            )
+            elapsed = time.perf_counter() - started
+            running = False
+            await ticker
+            for entry in hass.config_entries.async_entries():
+                await hass.config_entries.async_unload(entry.entry_id)
             await hass.async_stop()
+    server.stdin.write(b"report\n")
+    report = json.loads(await server.stdout.readline())
+    await server.wait()
+    if report is None:
+        said = result.response.speech["plain"]["speech"]
+        outcome = f"no second request; said {said!r}"
+    else:
+        outcome = f"{report[0]} results read, next request {report[1] / 1e6:.2f} MB"
     return (
         f"calls: {CALLS} native calls: longest event-loop stall {stall * 1000:.0f} ms,"
-        f" turn {elapsed:.1f} s, {results} results read, next request"
-        f" {size / 1e6:.2f} MB"
+        f" turn {elapsed:.1f} s, {outcome}"
     )
 
 
@@ -230,6 +263,7 @@ SCENARIOS = {
     "calls": _calls,
     "parallel": _parallel,
     "serve-line": _serve_line,
+    "serve-calls": _serve_calls,
 }
 
 

@@ -153,6 +153,9 @@ class OpenAICompatBackend:
                 self._check_size(reader.chars)
                 for delta in deltas:
                     yield delta
+                # One network read may hold hundreds of events: let the rest of
+                # Home Assistant run between them.
+                await asyncio.sleep(0)
         finally:
             await response.aclose()
             # From the top: a generator that raised left those below it open.
