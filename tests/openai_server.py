@@ -193,6 +193,12 @@ class OpenAIServer:
         """Scripted replies not consumed yet."""
         return len(self._replies)
 
+    async def requests_seen(self, count: int) -> None:
+        """Wait until ``count`` chat requests have arrived (10 s at most)."""
+        async with asyncio.timeout(10):
+            while len(self.requests) < count:  # noqa: ASYNC110 - the server records, it does not signal
+                await asyncio.sleep(0.01)
+
     @property
     def last_request(self) -> RecordedRequest:
         """The most recent chat-completions request."""

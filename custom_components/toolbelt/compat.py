@@ -20,7 +20,15 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
 - tool names: Assist's tools come from integration platforms as
   ``intent__HassTurnOn``; 2026.10 prefixes every tool of a merged API with its
   API's name, 2026.11 only tools whose names collide (with the API's id). The
-  tool loop maps both spellings (see toolcalls' catalog), so nothing here.
+  tool loop maps both spellings (see toolcalls' catalog), so nothing here;
+- the chat log (2026.11): one ``ChatLog`` object lives for the whole
+  conversation (``turn_start`` marks where a turn begins) and reuses one LLM
+  API instance for all its turns; a turn that raises leaves ``"Error: …"``
+  (and error results for unanswered calls), one that adds nothing leaves
+  ``"(no response)"``; an empty answer is kept as a silent response; a second
+  message while a turn runs raises ``ConversationBusyError``;
+- LLM APIs (2026.11): ``API.requires_admin`` (the "Home Assistant" API); a
+  turn without an administrator cannot get such an API's instance.
 
 Everything is feature detection on the running HA, never a version compare.
 The schema library is read off ``llm.Tool.parameters``, not off what imports:
@@ -55,6 +63,13 @@ class HaShape:
     """The ToolResultContent field holding the result: tool_result or result."""
     annotations_cls: type | None
     """llm.ToolAnnotations, or None where tools carry no annotations."""
+    silent_answers: bool = False
+    """An empty assistant answer is kept as a silent response (2026.11+).
+
+    Detected on the ChatLog of the same release, which became one object per
+    conversation (``turn_start``)."""
+    busy_error: type[Exception] | None = None
+    """conversation.ConversationBusyError, where a conversation can be busy."""
 
 
 def _field_names(cls: Any) -> set[str]:
@@ -71,9 +86,11 @@ def _probatio_renderer(lib: ModuleType) -> Callable[..., dict[str, Any]]:
 
 
 def detect(
-    llm_module: Any = llm, content_cls: Any = conversation.ToolResultContent
+    llm_module: Any = llm,
+    content_cls: Any = conversation.ToolResultContent,
+    conversation_module: Any = conversation,
 ) -> HaShape:
-    """Read the shape of the HA that provides ``llm_module`` and ``content_cls``."""
+    """Read the shape of the HA that provides these modules and classes."""
     lib_name = type(llm_module.Tool.parameters).__module__.partition(".")[0]
     lib = import_module(lib_name)
     if lib_name == "probatio":
@@ -88,10 +105,16 @@ def detect(
         if "result" in _field_names(content_cls)
         else "tool_result",
         annotations_cls=getattr(llm_module, "ToolAnnotations", None),
+        silent_answers="turn_start" in _field_names(conversation_module.ChatLog),
+        busy_error=getattr(conversation_module, "ConversationBusyError", None),
     )
 
 
 CURRENT = detect()
+# ``except BUSY_ERRORS`` catches a busy conversation, or nothing where there is none.
+BUSY_ERRORS: tuple[type[Exception], ...] = (
+    (CURRENT.busy_error,) if CURRENT.busy_error else ()
+)
 
 # --- tool schemas -----------------------------------------------------------
 
@@ -237,6 +260,14 @@ def tool_result_data(content: Any, shape: HaShape | None = None) -> Any:
         return content.tool_result
     data, _failed = unwrap_tool_result(content.result, shape)
     return data
+
+
+# --- LLM APIs ------------------------------------------------------------------
+
+
+def api_requires_admin(api: llm.API) -> bool:
+    """Whether only an administrator's turn may use this API (HA 2026.11+)."""
+    return getattr(api, "requires_admin", False) is True
 
 
 # --- HA's Assist prompt texts ---------------------------------------------------

@@ -35,6 +35,7 @@ from homeassistant.helpers.selector import (
 )
 import voluptuous as vol
 
+from . import compat
 from .agent_check import AgentCheck, async_check_agent
 from .backend.errors import (
     BackendAuthError,
@@ -386,6 +387,13 @@ def whole_numbers(options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def api_label(api: llm.API) -> str:
+    """An LLM API's name, saying when only administrators' turns may use it."""
+    if compat.api_requires_admin(api):
+        return f"{api.name} (administrators only)"
+    return api.name
+
+
 def valid_llm_apis(hass: HomeAssistant, selected: list[str] | str | None) -> list[str]:
     """Drop API ids that no longer exist (an uninstalled integration's API)."""
     if not selected:
@@ -578,7 +586,7 @@ def _agent_schema(
             vol.Optional(CONF_LLM_HASS_API): SelectSelector(
                 SelectSelectorConfig(
                     options=[
-                        SelectOptionDict(value=api.id, label=api.name)
+                        SelectOptionDict(value=api.id, label=api_label(api))
                         for api in llm.async_get_apis(hass)
                     ],
                     multiple=True,

@@ -8,13 +8,13 @@ so Assist can hand text to TTS while the model is still writing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import intent
+from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
@@ -28,13 +28,14 @@ from .const import (
     CONF_LLM_HASS_API,
     CONF_PROMPT,
     DOMAIN,
+    LOGGER,
     SUBENTRY_CONVERSATION,
 )
 from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
-from .history import chat_log_messages
+from .history import FailedTurn, chat_log_messages
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
@@ -71,27 +72,90 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         """The model decides which languages it speaks."""
         return MATCH_ALL
 
+    async def async_process(
+        self, user_input: conversation.ConversationInput
+    ) -> conversation.ConversationResult:
+        """A message that arrives while this conversation's turn runs gets a
+        short sentence (HA 2026.11 refuses it with ConversationBusyError)."""
+        try:
+            return await super().async_process(user_input)
+        except compat.BUSY_ERRORS:
+            return _spoken_result(user_input, user_input.conversation_id, BUSY_TEXT)
+
     async def _async_handle_message(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        """Run one turn and answer from the ChatLog."""
+        """Run one turn and answer from the ChatLog.
+
+        A turn that ends in a spoken error keeps that sentence in the ChatLog
+        (what the user heard), marked so that later turns show the model a
+        failed request, not an answer.
+        """
         options = self.subentry.data
         try:
             # Our tools learn which agent calls them (model, self, prompt lines).
             with agent_turn(self.hass, self.entry, self.subentry):
                 await chat_log.async_provide_llm_data(
                     user_input.as_llm_context(DOMAIN),
-                    options.get(CONF_LLM_HASS_API),
+                    await self._usable_apis(user_input, options.get(CONF_LLM_HASS_API)),
                     options.get(CONF_PROMPT),
                     user_input.extra_system_prompt,
                 )
                 await self._async_run_turn(user_input, chat_log)
                 async_record_turn(self.hass, user_input, chat_log)
         except conversation.ConverseError as err:
+            spoken = err.response.speech.get("plain", {}).get("speech", "")
+            chat_log.async_add_assistant_content_without_tools(
+                conversation.AssistantContent(
+                    agent_id=self.entity_id, content=spoken, native=FailedTurn()
+                )
+            )
             return err.as_conversation_result()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)
+
+    async def _usable_apis(
+        self, user_input: conversation.ConversationInput, selected: Any
+    ) -> list[str] | None:
+        """The agent's LLM APIs this turn may use.
+
+        An administrators-only API (HA 2026.11's "Home Assistant") is left out
+        of a turn without an administrator, such as a voice satellite's: HA
+        would fail the whole turn for it, and the other APIs still work.
+        """
+        if not selected:
+            return None
+        ids = [selected] if isinstance(selected, str) else list(selected)
+        admin_only = {
+            api.id
+            for api in llm.async_get_apis(self.hass)
+            if compat.api_requires_admin(api)
+        }
+        if not admin_only.intersection(ids):
+            return ids
+        context = user_input.context
+        user = (
+            await self.hass.auth.async_get_user(context.user_id)
+            if context and context.user_id
+            else None
+        )
+        if user is not None and user.is_admin:
+            return ids
+        LOGGER.debug(
+            "%s: %s left out of a turn without an administrator",
+            self.subentry.title,
+            ", ".join(sorted(admin_only.intersection(ids))),
+        )
+        return [api for api in ids if api not in admin_only] or None
+
+    async def _confirm(
+        self,
+        user_input: conversation.ConversationInput,
+        outcomes: Sequence[ResultOut],
+    ) -> str:
+        """HA's own sentence for device commands that worked."""
+        return await async_confirmation(self.hass, user_input.language, outcomes)
 
     def _takes_control(
         self, user_input: conversation.ConversationInput
@@ -101,7 +165,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             return ()
 
         async def confirm(outcomes: Sequence[ResultOut]) -> str:
-            return await async_confirmation(self.hass, user_input.language, outcomes)
+            return await self._confirm(user_input, outcomes)
 
         return (InstantConfirmation(confirm),)
 
@@ -158,10 +222,28 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 messages,
                 tools,
                 takes_control=self._takes_control(user_input),
+                confirm=lambda outcomes: self._confirm(user_input, outcomes),
+                silent_answers=compat.CURRENT.silent_answers,
                 on_result=traced,
             )
         except BackendError as err:
             raise _spoken_error(user_input, chat_log, err) from err
+
+
+BUSY_TEXT = "I'm still answering your last message. Ask me again in a moment."
+
+
+def _spoken_result(
+    user_input: conversation.ConversationInput,
+    conversation_id: str | None,
+    text: str,
+) -> conversation.ConversationResult:
+    """An error answer that is one short sentence."""
+    response = intent.IntentResponse(language=user_input.language)
+    response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
+    return conversation.ConversationResult(
+        response=response, conversation_id=conversation_id
+    )
 
 
 def _spoken_error(

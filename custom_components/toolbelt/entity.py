@@ -8,7 +8,7 @@ events become ChatLog deltas. HA core's own LLM integrations keep this in an
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from homeassistant.components import conversation
@@ -56,8 +56,14 @@ from .loop.takes_control import TakesControl
 from .loop.transcript import History
 
 
-def loop_settings(options: Mapping[str, Any], kind: ServerKind) -> LoopSettings:
-    """An entity's subentry options as loop settings (the UI stores floats)."""
+def loop_settings(
+    options: Mapping[str, Any], kind: ServerKind, *, silent_answers: bool = False
+) -> LoopSettings:
+    """An entity's subentry options as loop settings (the UI stores floats).
+
+    ``silent_answers``: an empty answer may stay silent (an Assist agent on an
+    HA that keeps silent responses; never an AI Task, which must answer).
+    """
     options = {**OPTION_DEFAULTS, **options}
     return LoopSettings(
         model=options.get(CONF_MODEL, ""),
@@ -71,6 +77,7 @@ def loop_settings(options: Mapping[str, Any], kind: ServerKind) -> LoopSettings:
         strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
         constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
         named_tool_choice=kind.named_tool_choice,
+        silent_answers=silent_answers,
     )
 
 
@@ -121,6 +128,8 @@ class ToolbeltLLMEntity(Entity):
         *,
         options: Mapping[str, Any] | None = None,
         takes_control: Sequence[TakesControl] = (),
+        confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
+        silent_answers: bool = False,
         answer_format: dict[str, Any] | None = None,
         on_result: Callable[[ResultOut], None] | None = None,
     ) -> None:
@@ -134,10 +143,13 @@ class ToolbeltLLMEntity(Entity):
             runtime.backend,
             executor,
             loop_settings(
-                self.subentry.data if options is None else options, runtime.kind
+                self.subentry.data if options is None else options,
+                runtime.kind,
+                silent_answers=silent_answers,
             ),
             state=self.agent_state,
             takes_control=takes_control,
+            confirm=confirm,
         )
         events = loop.run(
             messages,

@@ -7,6 +7,12 @@ the turn, and re-serialising a result may change its spacing. So a hop that ran
 tools is recorded with what the model was sent (the reply in ``native``, each
 result's text on the result), and read back as an ``Exchange`` that the loop
 renders with the same code as in the turn it ran.
+
+A turn that ended without an answer is shown to the model as a request that
+failed, never as an answer it gave or an error to repeat: our own spoken error
+(marked ``FailedTurn``), and what HA 2026.11 writes for a turn that raised
+(``"Error: …"``, with error results for its unanswered calls) or added nothing
+(``"(no response)"``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,16 @@ DURATION_KEY = "duration_ms"
 
 # A call whose result never reached the ChatLog (a turn cancelled mid-call).
 NO_RESULT_TEXT = "ERROR: the call did not finish."
+# What the model reads in place of a failed turn's last words.
+FAILED_TURN_TEXT = "(This request failed before it was answered.)"
+# What HA 2026.11's ChatLog writes for a turn that raised or added nothing.
+HA_NO_RESPONSE = "(no response)"
+HA_ERROR_PREFIX = "Error: "
+HA_ERROR_RESULT_KEYS = frozenset({"error", "error_text"})
+
+
+class FailedTurn:
+    """``AssistantContent.native`` of our spoken error: the turn failed."""
 
 
 class RecordedResult(dict):
@@ -66,12 +82,32 @@ def recorded_result(event: ResultOut) -> dict[str, Any]:
 def _sent_text(item: conversation.ToolResultContent) -> str:
     data = compat.tool_result_data(item)
     sent = getattr(data, "sent", None)
+    if isinstance(sent, str):
+        return sent
+    if isinstance(data, dict) and data.keys() == HA_ERROR_RESULT_KEYS:
+        # HA 2026.11 answers the calls of a turn that raised: they never finished.
+        return NO_RESULT_TEXT
     # A result another agent recorded: the loop's serializer, the one there is.
-    return sent if isinstance(sent, str) else result_text(data)
+    return result_text(data)
+
+
+def _failed_answer(content: list[conversation.Content], index: int) -> bool:
+    """Whether this item is the last words of a turn that gave no answer."""
+    item = content[index]
+    if not isinstance(item, conversation.AssistantContent) or item.tool_calls:
+        return False
+    if isinstance(item.native, FailedTurn):
+        return True
+    ends_turn = index + 1 == len(content) or isinstance(
+        content[index + 1], conversation.UserContent
+    )
+    text = item.content or ""
+    return ends_turn and (text == HA_NO_RESPONSE or text.startswith(HA_ERROR_PREFIX))
 
 
 def chat_log_messages(content: Iterable[conversation.Content]) -> History:
     """System, user and assistant messages, with hops that ran tools as exchanges."""
+    items = list(content)
     history: History = []
     pending: conversation.AssistantContent | None = None
     results: dict[str, str] = {}
@@ -84,7 +120,7 @@ def chat_log_messages(content: Iterable[conversation.Content]) -> History:
         pending = None
         results.clear()
 
-    for item in content:
+    for index, item in enumerate(items):
         if isinstance(item, conversation.ToolResultContent):
             if pending is not None:
                 results[item.tool_call_id] = _sent_text(item)
@@ -97,6 +133,11 @@ def chat_log_messages(content: Iterable[conversation.Content]) -> History:
         elif isinstance(item, conversation.AssistantContent):
             if item.tool_calls:
                 pending = item
+            elif _failed_answer(items, index):
+                last = history[-1] if history else None
+                if isinstance(last, dict) and last.get("role") == "assistant":
+                    history.pop()  # words streamed before the failure
+                history.append({"role": "assistant", "content": FAILED_TURN_TEXT})
             elif item.content:
                 history.append({"role": "assistant", "content": item.content})
     flush()

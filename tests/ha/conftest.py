@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+import inspect
 from typing import Any
 
 from homeassistant.components import conversation
@@ -205,13 +207,47 @@ def speech(result: conversation.ConversationResult) -> str:
     return result.response.speech["plain"]["speech"]
 
 
+# HA 2026.11 asks for the context that opens a chat session (the first user
+# owns the conversation); before, the function took none.
+_SESSION_TAKES_CONTEXT = (
+    "context" in inspect.signature(chat_session.async_get_chat_session).parameters
+)
+
+
+@contextmanager
+def open_chat_session(
+    hass: HomeAssistant,
+    conversation_id: str | None = None,
+    context: Context | None = None,
+) -> Iterator[chat_session.ChatSession]:
+    """A chat session opened as HA's Assist pipeline opens it, on every HA."""
+    kwargs = {"context": context} if _SESSION_TAKES_CONTEXT else {}
+    with chat_session.async_get_chat_session(
+        hass, conversation_id, **kwargs
+    ) as session:
+        yield session
+
+
+@contextmanager
+def open_chat_log(
+    hass: HomeAssistant, conversation_id: str
+) -> Iterator[conversation.ChatLog]:
+    """A finished conversation's chat log, to read what it recorded."""
+    with (
+        open_chat_session(hass, conversation_id) as session,
+        conversation.async_get_chat_log(hass, session) as chat_log,
+    ):
+        yield chat_log
+
+
 async def async_converse_streamed(
     hass: HomeAssistant, text: str
 ) -> tuple[conversation.ConversationResult, list[dict]]:
     """Converse the way an Assist pipeline does, capturing every streamed delta."""
     deltas: list[dict] = []
+    context = Context()
     with (
-        chat_session.async_get_chat_session(hass) as session,
+        open_chat_session(hass, context=context) as session,
         conversation.async_get_chat_log(
             hass,
             session,
@@ -219,7 +255,7 @@ async def async_converse_streamed(
         ),
     ):
         result = await conversation.async_converse(
-            hass, text, session.conversation_id, Context(), agent_id=agent_id(hass)
+            hass, text, session.conversation_id, context, agent_id=agent_id(hass)
         )
     return result, deltas
 

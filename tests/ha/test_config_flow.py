@@ -405,6 +405,25 @@ async def test_stale_llm_api_ids_are_dropped(
     assert key.description["suggested_value"] == [llm.LLM_API_ASSIST]
 
 
+@pytest.mark.skipif(
+    not hasattr(llm, "LLM_API_HOME_ASSISTANT"),
+    reason="this HA has no administrators-only API",
+)
+async def test_an_administrators_only_api_says_so_in_the_form(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """HA 2026.11's Home Assistant API works only in an admin's turns: the
+    agent's API list says so; Assist shows under HA's own name."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    key = next(k for k in result["data_schema"].schema if k == CONF_LLM_HASS_API)
+    options = result["data_schema"].schema[key].config["options"]
+    labels = {option["value"]: option["label"] for option in options}
+    assert labels[llm.LLM_API_HOME_ASSISTANT] == "Home Assistant (administrators only)"
+    assert labels[llm.LLM_API_ASSIST] == "Device control"
+
+
 async def test_counts_are_stored_as_whole_numbers(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:

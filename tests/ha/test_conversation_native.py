@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
-from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import chat_session
 
 from custom_components.toolbelt import compat
-from tests.ha.conftest import async_assist_api, async_converse, bare, speech
+from tests.ha.conftest import (
+    async_assist_api,
+    async_converse,
+    bare,
+    open_chat_log,
+    speech,
+)
 from tests.openai_server import OpenAIServer
 
 
@@ -109,10 +113,7 @@ async def test_chat_log_records_calls_results_and_durations(
     openai_server.reply_text("Off.")
     result = await async_converse(hass, "porch light off")
 
-    with (
-        chat_session.async_get_chat_session(hass, result.conversation_id) as session,
-        conversation.async_get_chat_log(hass, session) as chat_log,
-    ):
+    with open_chat_log(hass, result.conversation_id) as chat_log:
         contents = chat_log.content
     calls = [c for c in contents if getattr(c, "tool_calls", None)]
     results = [c for c in contents if c.role == "tool_result"]

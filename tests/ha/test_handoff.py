@@ -10,11 +10,16 @@ import json
 
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session, entity_registry as er
+from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.toolbelt.const import CONF_HANDOFF_TARGETS
-from tests.ha.conftest import async_add_toolbelt, speech, streamed_text
+from tests.ha.conftest import (
+    async_add_toolbelt,
+    open_chat_session,
+    speech,
+    streamed_text,
+)
 from tests.openai_server import OpenAIServer
 
 BUILT_IN = "conversation.home_assistant"
@@ -59,14 +64,15 @@ async def converse(hass: HomeAssistant, text: str, agent: str, deltas=None):
         return await conversation.async_converse(
             hass, text, None, Context(), agent_id=agent
         )
+    context = Context()
     with (
-        chat_session.async_get_chat_session(hass) as session,
+        open_chat_session(hass, context=context) as session,
         conversation.async_get_chat_log(
             hass, session, chat_log_delta_listener=lambda _l, d: deltas.append(d)
         ),
     ):
         return await conversation.async_converse(
-            hass, text, session.conversation_id, Context(), agent_id=agent
+            hass, text, session.conversation_id, context, agent_id=agent
         )
 
 

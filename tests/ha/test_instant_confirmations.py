@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
 
 from custom_components.toolbelt.const import CONF_INSTANT_CONFIRMATIONS
 from tests.ha.conftest import (
@@ -17,6 +16,7 @@ from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,
     async_converse_streamed,
+    open_chat_log,
     speech,
     streamed_text,
 )
@@ -137,10 +137,7 @@ async def test_the_next_turn_reads_the_confirmation_as_the_answer(
     assert messages[-2] == {"role": "assistant", "content": "Turned on the light"}
     assert messages[-1] == {"role": "user", "content": "thanks"}
     assert messages[-3]["role"] == "tool"
-    with (
-        chat_session.async_get_chat_session(hass, first.conversation_id) as session,
-        conversation.async_get_chat_log(hass, session) as chat_log,
-    ):
+    with open_chat_log(hass, first.conversation_id) as chat_log:
         answers = [
             c.content
             for c in chat_log.content

@@ -89,6 +89,27 @@ class InstantConfirmation:
         return await self._confirm([call.outcome for call in calls])
 
 
+async def confirm_silence(
+    calls: Sequence[RoundCall],
+    confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None,
+) -> str | None:
+    """HA's confirmation when the model says nothing after device commands.
+
+    Every device command of the turn must have worked (a refused or failed
+    one leaves it to the loop's "no answer" sentence); reads beside them do
+    not count. A wording that raises is logged and gives None.
+    """
+    commands = [call for call in calls if call.device_command]
+    if confirm is None or not commands or not all(c.succeeded for c in commands):
+        return None
+    try:
+        text = await confirm([call.outcome for call in commands])
+    except Exception:
+        _LOGGER.exception("Confirming the device commands of a silent answer failed")
+        return None
+    return text.strip() if text and text.strip() else None
+
+
 async def round_answer(
     checks: Sequence[TakesControl], calls: Sequence[RoundCall]
 ) -> tuple[str, str] | None:

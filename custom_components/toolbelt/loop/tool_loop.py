@@ -9,7 +9,7 @@ caps and guards -> executor -> results appended -> next hop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 import contextlib
 from dataclasses import dataclass, replace
 import logging
@@ -51,7 +51,13 @@ from .events import (
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget
-from .takes_control import RoundCall, TakesControl, ToolAnswer, round_answer
+from .takes_control import (
+    RoundCall,
+    TakesControl,
+    ToolAnswer,
+    confirm_silence,
+    round_answer,
+)
 from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
     Exchange,
@@ -85,6 +91,9 @@ class LoopSettings:
     strict_calls: bool = False
     constraints: tuple[str, ...] = ()
     named_tool_choice: bool = True
+    # Whether an answer may be empty: the model wrote nothing, no tool ran,
+    # and the host keeps that as a silent response (HA 2026.11+ does).
+    silent_answers: bool = False
 
 
 @dataclass(slots=True)
@@ -107,13 +116,16 @@ class ToolLoop:
         *,
         state: AgentState | None = None,
         takes_control: Sequence[TakesControl] = (),
+        confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
     ) -> None:
         """Bind the loop to a server, a tool runner and an agent's settings.
 
         ``state``: what the agent learned about its server in earlier turns;
         the loop updates it when a retry proves a refusal. ``takes_control``:
         checks asked after each tool round, after the results' own answers
-        (``ToolAnswer``); the first answer ends the turn.
+        (``ToolAnswer``); the first answer ends the turn. ``confirm``: words
+        the host's own confirmation of device commands, said when the model
+        answers them with nothing.
         """
         self._backend = backend
         self._executor = executor
@@ -125,6 +137,7 @@ class ToolLoop:
         self._warn_once = self._state.warn_once
         self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
         self._answer_format: dict[str, Any] | None = None
+        self._confirm = confirm
 
     async def run(
         self,
@@ -157,6 +170,7 @@ class ToolLoop:
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
         exchanges: list[Exchange] = []
+        done: list[RoundCall] = []
         key = fingerprint(catalog) if self._kinds and catalog.names else ""
 
         # Every hop but the last may run tools; the caps end the turn in time.
@@ -255,9 +269,9 @@ class ToolLoop:
             if not (calls or rejected) or wrap_up:
                 rest = _unsent(hop.parse.content, hop.streamed)
                 if not (hop.streamed + rest).strip():
-                    # HA speaks the last assistant message; it must not be empty.
-                    rest = GAVE_UP_TEXT if calls else NO_ANSWER_TEXT
-                if rest:
+                    # Said in place of nothing; "" is a silent answer.
+                    yield TextOut(await self._empty_answer(hop, calls, done))
+                elif rest:
                     yield TextOut(rest)
                 return
 
@@ -277,13 +291,11 @@ class ToolLoop:
             for outcome in outcomes:
                 yield outcome
             # Seed 003: the round's results may end the turn themselves.
-            taken = await round_answer(
-                self._takes_control,
-                [
-                    RoundCall(o, self._executor.is_device_command(o.call))
-                    for o in outcomes
-                ],
-            )
+            finished = [
+                RoundCall(o, self._executor.is_device_command(o.call)) for o in outcomes
+            ]
+            done.extend(finished)
+            taken = await round_answer(self._takes_control, finished)
             if taken is not None:
                 _LOGGER.debug("The %s check took control of the turn", taken[1])
                 yield ControlOut(*taken)
@@ -465,6 +477,24 @@ class ToolLoop:
         )
 
     # -- messages -----------------------------------------------------------------
+
+    async def _empty_answer(
+        self, hop: _Hop, calls: Sequence[ToolCall], done: Sequence[RoundCall]
+    ) -> str:
+        """What is said when the model's last reply says nothing.
+
+        After device commands that all worked: the host's own confirmation.
+        When nothing ran and the model wrote nothing at all: silence, where
+        the host keeps a silent answer. Otherwise a short sentence, since the
+        host speaks the last assistant message.
+        """
+        if calls:
+            return GAVE_UP_TEXT
+        if done:
+            return await confirm_silence(done, self._confirm) or NO_ANSWER_TEXT
+        if self._settings.silent_answers and not hop.text.strip():
+            return ""
+        return NO_ANSWER_TEXT
 
     def _base_messages(
         self,

@@ -2,8 +2,13 @@
 
 One API is registered per HA instance however many Toolbelt entries exist; it takes
 its settings from the first loaded entry that has a 'tools' subentry (defaults
-otherwise). Each API instance is one turn: its calls share numbered references and
-are traced under the turn id (the HA context id).
+otherwise).
+
+Everything that belongs to a turn comes from the ``llm_context`` each call
+receives, never from the API instance: since HA 2026.11 one instance serves a
+whole conversation (only its ``llm_context`` changes from turn to turn). A
+turn's calls share numbered references and are traced under the turn id (the
+HA context id); the caller (user, admin, agent, conversation) is read per call.
 """
 
 from __future__ import annotations
@@ -229,28 +234,17 @@ class ToolbeltToolsAPI(llm.API):
     async def async_get_api_instance(
         self, llm_context: llm.LLMContext
     ) -> llm.APIInstance:
-        """One instance per turn: tools bound to the turn's references and user."""
+        """The tools and prompt for a conversation (HA 2026.11 reuses it per turn).
+
+        The prompt is built from the first turn's agent and user; each call reads
+        its own turn and caller from the context it receives.
+        """
         context = llm_context.context
-        turn = self.hub.traces.turn(context.id if context else ulid_now())
         user_id = context.user_id if context else None
         services = self.hub.services()
-        user = await self.hass.auth.async_get_user(user_id) if user_id else None
         agent = calling_agent(llm_context)
-        conversation_id = current_conversation_id()
-        # A hand-off target runs its own conversation in the same turn: the
-        # mark of either passes to the other.
-        outside_readers(self.hass).share(conversation_id, turn.turn_id)
-        caller = Caller(
-            user_id,
-            may_change_shared=_may_change_shared(
-                user, services.settings.shared_memory_editors
-            ),
-            is_admin=user is not None and user.is_admin,
-            agent=agent,
-            conversation_id=conversation_id,
-        )
         tools: list[llm.Tool] = [
-            ToolbeltLlmTool(tool, self.hub, turn, caller)
+            ToolbeltLlmTool(tool, self.hub)
             for tool in ALL_TOOLS
             if (tool is not SEARCH_TOOL or services.search is not None)
             and (tool is not SELF_TOOL or agent is not None)
@@ -268,9 +262,7 @@ class ToolbeltToolsAPI(llm.API):
             api_prompt=" ".join(prompt),
             llm_context=llm_context,
             tools=tools,
-            turn=turn,
             hub=self.hub,
-            caller=caller,
         )
 
     async def _personal_lines(
@@ -313,9 +305,7 @@ def _may_change_shared(user: User | None, editors: str) -> bool:
 class ToolbeltAPIInstance(llm.APIInstance):
     """Routes other names for our tools (store_memory, web_search, ...) to them."""
 
-    turn: TurnRecord
     hub: ToolsHub
-    caller: Caller
 
     async def async_call_tool(self, tool_input: llm.ToolInput) -> JsonObjectType:
         """Call by our name or an alias the parser accepts; others raise like HA.
@@ -333,7 +323,7 @@ class ToolbeltAPIInstance(llm.APIInstance):
                     self.api.hass, tool_input, self.llm_context
                 )
         if (ours := TOOLS_BY_NAME.get(tool_input.tool_name)) is not None:
-            hidden = ToolbeltLlmTool(ours, self.hub, self.turn, self.caller)
+            hidden = ToolbeltLlmTool(ours, self.hub)
             return await hidden.async_call(self.api.hass, tool_input, self.llm_context)
         raise HomeAssistantError(f'Tool "{tool_input.tool_name}" not found')
 
@@ -346,9 +336,7 @@ class ToolbeltLlmTool(llm.Tool):
     integration = DOMAIN
     """HA 2026.10 records which integration provides a tool (harmless before)."""
 
-    def __init__(
-        self, tool: Tool, hub: ToolsHub, turn: TurnRecord, caller: Caller
-    ) -> None:
+    def __init__(self, tool: Tool, hub: ToolsHub) -> None:
         """Copy name/description; parameters come from the tool's JSON schema."""
         self.name = tool.name
         self.description = tool.description
@@ -362,8 +350,6 @@ class ToolbeltLlmTool(llm.Tool):
             self.annotations = annotations
         self.tool = tool
         self._hub = hub
-        self._turn = turn
-        self._caller = caller
 
     def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
         """Reads may run concurrently; writes (memory store, model switch...) may not."""
@@ -380,25 +366,57 @@ class ToolbeltLlmTool(llm.Tool):
         tool_input: llm.ToolInput,
         llm_context: llm.LLMContext,
     ) -> JsonObjectType:
-        """Run the tool; {'result': text} or {'error': 'ERROR: Type: message'}."""
+        """Run the tool; {'result': text} or {'error': 'ERROR: Type: message'}.
+
+        The turn and the caller come from this call's ``llm_context``.
+        """
         outcome = await run_tool(
-            self._hub, self.tool, tool_input.tool_args, self._turn, self._caller
+            self._hub, self.tool, tool_input.tool_args, llm_context
         )
         key = "error" if outcome.failed else "result"
         return compat.make_tool_result({key: outcome.data}, failed=outcome.failed)
+
+
+async def async_caller(hub: ToolsHub, llm_context: llm.LLMContext) -> Caller:
+    """Who this call acts for, read from its own context (never a cached turn's)."""
+    context = llm_context.context
+    user_id = context.user_id if context else None
+    user = await hub.hass.auth.async_get_user(user_id) if user_id else None
+    return Caller(
+        user_id,
+        may_change_shared=_may_change_shared(
+            user, hub.settings().shared_memory_editors
+        ),
+        is_admin=user is not None and user.is_admin,
+        agent=calling_agent(llm_context),
+        conversation_id=current_conversation_id(),
+    )
+
+
+def turn_record(hub: ToolsHub, llm_context: llm.LLMContext) -> TurnRecord:
+    """The trace of the turn this call belongs to (keyed by the HA context id).
+
+    A call with no HA context (rare: HA gives every conversation turn one) is a
+    turn of its own.
+    """
+    context = llm_context.context
+    return hub.traces.turn(context.id if context else ulid_now())
 
 
 async def run_tool(
     hub: ToolsHub,
     tool: Tool,
     args: Mapping[str, Any] | None,
-    turn: TurnRecord,
-    caller: Caller,
+    llm_context: llm.LLMContext,
 ) -> ToolOutcome:
     """Run one call with its context and record it in the turn's trace.
 
-    A call that hands outside data to the model marks its conversation and turn.
+    A call that hands outside data to the model marks its conversation and turn;
+    a hand-off target runs its own conversation in the same turn, so the mark of
+    either passes to the other.
     """
+    turn = turn_record(hub, llm_context)
+    caller = await async_caller(hub, llm_context)
     readers = outside_readers(hub.hass)
     context = ToolContext(
         services=hub.services(),
