@@ -54,8 +54,8 @@ _LOGGER = logging.getLogger(__name__)
 DEFAULT_REQUEST_TIMEOUT = 60.0
 LIST_MODELS_TIMEOUT = 10.0
 # Sizes no real server reaches and a hostile one may not exceed. A reply (its
-# text, reasoning and tool-call arguments together): an agent's answer is at
-# most 32,768 tokens, under 8 characters each.
+# text, reasoning and tool-call arguments together): nearly 8 characters per
+# token of the longest answer an agent may ask for (32,768 tokens).
 MAX_REPLY_CHARS = 256_000
 # One server-sent event (its data lines together, each line too).
 MAX_EVENT_CHARS = 2 * 1024 * 1024
@@ -192,9 +192,7 @@ class OpenAICompatBackend:
         completion = (
             ChatCompletion.construct(**data) if isinstance(data, dict) else data
         )
-        choices = (
-            getattr(completion, "choices", None) if isinstance(data, dict) else None
-        )
+        choices = getattr(completion, "choices", None)
         message = getattr(choices[0], "message", None) if choices else None
         if message is None:
             raise BackendResponseError(self.label, detail=_describe(completion))
