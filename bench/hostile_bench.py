@@ -82,16 +82,23 @@ async def _serve_line() -> str:
     return ""
 
 
-async def _line() -> str:
+async def _spawn(scenario: str) -> tuple[asyncio.subprocess.Process, int]:
+    """A server scenario in its own process (it serves at full speed); its port."""
     server = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bench.hostile_bench",
-        "serve-line",
+        scenario,
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
     )
     assert server.stdout is not None
-    port = int(await server.stdout.readline())
+    return server, int(await server.stdout.readline())
+
+
+async def _line() -> str:
+    server, port = await _spawn("serve-line")
     client = openai.AsyncOpenAI(
         base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0
     )
@@ -171,18 +178,7 @@ async def _serve_calls() -> str:
 
 
 async def _calls() -> str:
-    server = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.hostile_bench",
-        "serve-calls",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    assert server.stdin is not None
-    assert server.stdout is not None
-    port = int(await server.stdout.readline())
+    server, port = await _spawn("serve-calls")
     url = SimpleNamespace(base_url=f"http://127.0.0.1:{port}/v1")
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
@@ -212,6 +208,8 @@ async def _calls() -> str:
             for entry in hass.config_entries.async_entries():
                 await hass.config_entries.async_unload(entry.entry_id)
             await hass.async_stop()
+    assert server.stdin is not None
+    assert server.stdout is not None
     server.stdin.write(b"report\n")
     report = json.loads(await server.stdout.readline())
     await server.wait()
