@@ -14,14 +14,23 @@ Usage::
         assert server.requests[0].body["tools"]
 
 A reply is scripted once and serves either a streamed or a non-streamed request: the
-server answers in whichever mode the request asked for.
+server answers in whichever mode the request asked for. Token log-probabilities
+(``reply_tokens``) are sent in OpenAI's shape only when the request asks for them
+(``logprobs: true``, ``top_logprobs: N``), as llama.cpp, vLLM and OpenAI do.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 import contextlib
 from dataclasses import dataclass, field
 import itertools
@@ -36,6 +45,8 @@ import pytest_asyncio
 
 AUTO = "auto"
 NO_REPLY_MESSAGE = "no scripted reply"
+# A scripted delta's token log-probability entry; never sent inside the delta.
+_LOGPROB = "_logprob"
 # Irregular argument-fragment sizes, so accumulation bugs cannot hide behind even cuts.
 _ODD_PIECES = (1, 5, 2, 9, 3, 4)
 
@@ -139,6 +150,12 @@ class OpenAIServer:
         # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
         self.hold_open_after_done = 0.0
         self.require_api_key = require_api_key
+        # False: the server takes the logprobs fields and returns none (LM Studio,
+        # Ollama before 0.12.11).
+        self.logprobs = True
+        # (status, message): a request with image content gets this error, as a
+        # server whose model cannot see answers (see refuse_images).
+        self.image_refusal: tuple[int, str] | None = None
         self.requests: list[RecordedRequest] = []
         self.all_requests: list[RecordedRequest] = []
         self._replies: deque[_Reply] = deque()
@@ -271,6 +288,37 @@ class OpenAIServer:
                 deltas.append(Pause(chunk_delay))
             deltas.append({"content": piece})
         self.reply(deltas, finish_reason=finish_reason, usage=usage, delay=delay)
+
+    def reply_tokens(
+        self,
+        tokens: Sequence[tuple[str, Mapping[str, float]]],
+        *,
+        finish_reason: str | None = "stop",
+    ) -> None:
+        """Queue an answer token by token, each with its likeliest alternatives.
+
+        Each token is (text, {alternative: logprob}); the token's own logprob is
+        its entry among the alternatives (else -0.01). Streamed, one chunk per
+        token; the alternatives are sent best first, cut to the request's
+        ``top_logprobs``.
+        """
+        deltas: list[dict[str, Any] | Pause] = [{"role": "assistant", "content": ""}]
+        for text, top in tokens:
+            entry = {
+                "token": text,
+                "logprob": top.get(text, -0.01),
+                "bytes": list(text.encode()),
+                "top_logprobs": [
+                    {"token": alt, "logprob": logprob, "bytes": list(alt.encode())}
+                    for alt, logprob in sorted(top.items(), key=lambda kv: -kv[1])
+                ],
+            }
+            deltas.append({"content": text, _LOGPROB: entry})
+        self.reply(deltas, finish_reason=finish_reason)
+
+    def refuse_images(self, status: int, message: str) -> None:
+        """From now on, answer a request with image content with this error."""
+        self.image_refusal = (status, message)
 
     def reply_reasoning(
         self,
@@ -447,6 +495,9 @@ class OpenAIServer:
         self.requests.append(rec)
         if failure := self._auth_failure(request):
             return failure
+        if self.image_refusal is not None and _has_images(body):
+            status, message = self.image_refusal
+            return web.json_response(_error_body(message, status), status=status)
         if not self._replies:
             return web.json_response(_error_body(NO_REPLY_MESSAGE, 500), status=500)
         reply = self._replies.popleft()
@@ -471,11 +522,13 @@ class OpenAIServer:
             include_usage = bool(
                 (body.get("stream_options") or {}).get("include_usage")
             )
-            return await self._stream(request, rec, reply, model, include_usage)
+            return await self._stream(
+                request, rec, reply, model, include_usage, self._top_logprobs(body)
+            )
         pause = sum(d.seconds for d in reply.deltas if isinstance(d, Pause))
         if pause and not await self._sleep(pause):
             return web.Response(status=503)
-        return web.json_response(_completion(reply, model))
+        return web.json_response(_completion(reply, model, self._top_logprobs(body)))
 
     async def _stream(
         self,
@@ -484,6 +537,7 @@ class OpenAIServer:
         reply: _Reply,
         model: str,
         include_usage: bool,
+        top_logprobs: int | None,
     ) -> web.StreamResponse:
         resp = await self._open_sse(request)
         base = _chunk_base(model)
@@ -498,13 +552,14 @@ class OpenAIServer:
             if isinstance(delta, Wire):
                 await resp.write(delta.data)
                 continue
+            entries = [delta[_LOGPROB]] if _LOGPROB in delta else []
             chunk = {
                 **base,
                 "choices": [
                     {
                         "index": 0,
-                        "delta": delta,
-                        "logprobs": None,
+                        "delta": {k: v for k, v in delta.items() if k != _LOGPROB},
+                        "logprobs": _logprobs(entries, top_logprobs),
                         "finish_reason": None,
                     }
                 ],
@@ -578,6 +633,12 @@ class OpenAIServer:
 
     # -- helpers -------------------------------------------------------------------
 
+    def _top_logprobs(self, body: Any) -> int | None:
+        """How many alternatives to send per token; None: no logprobs at all."""
+        if not (self.logprobs and body.get("logprobs")):
+            return None
+        return int(body.get("top_logprobs") or 0)
+
     @staticmethod
     async def _open_sse(request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(
@@ -646,15 +707,20 @@ def _usage(reply: _Reply) -> dict[str, int]:
     }
 
 
-def _completion(reply: _Reply, model: str) -> dict[str, Any]:
+def _completion(
+    reply: _Reply, model: str, top_logprobs: int | None = None
+) -> dict[str, Any]:
     """Fold the scripted deltas into one non-streamed chat.completion."""
     message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
     calls: dict[int, dict[str, Any]] = {}
+    entries: list[dict[str, Any]] = []
     for delta in reply.deltas:
         if isinstance(delta, Pause | Raw | Wire):
             continue
         for key, value in delta.items():
-            if key == "tool_calls":
+            if key == _LOGPROB:
+                entries.append(value)
+            elif key == "tool_calls":
                 for frag in value:
                     call = calls.setdefault(
                         frag.get("index", len(calls)),
@@ -682,12 +748,35 @@ def _completion(reply: _Reply, model: str) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": message,
-                "logprobs": None,
+                "logprobs": _logprobs(entries, top_logprobs),
                 "finish_reason": _finish_reason(reply),
             }
         ],
         "usage": _usage(reply),
     }
+
+
+def _logprobs(
+    entries: list[dict[str, Any]], top_logprobs: int | None
+) -> dict[str, Any] | None:
+    """A choice's ``logprobs`` field: None unless asked for and there are tokens."""
+    if top_logprobs is None or not entries:
+        return None
+    content = [
+        {**entry, "top_logprobs": entry["top_logprobs"][:top_logprobs]}
+        for entry in entries
+    ]
+    return {"content": content, "refusal": None}
+
+
+def _has_images(body: Any) -> bool:
+    """Whether any message of the request carries an image part."""
+    return any(
+        isinstance(part, dict) and part.get("type") == "image_url"
+        for message in body.get("messages") or ()
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
 
 
 def _checked_pieces(text: str, pieces: Sequence[str] | None) -> list[str]:

@@ -6,6 +6,11 @@ tool calls, the task's own LLM API if it brings one). A task with a
 schema at setup (and the task calls no tools) the reply is constrained to it;
 otherwise the reply is checked against the schema and, if it does not fit,
 the model gets one corrective message and one more try.
+
+Images attached to a task go to the model with its instructions
+(``attachments.py``). Where HA has it (2026.11) and the server kind returns
+token log-probabilities, the entity also evaluates questions (``evaluate``)
+from the probabilities of the answers' labels (``loop/evaluation.py``).
 """
 
 from __future__ import annotations
@@ -13,17 +18,30 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.components import ai_task, conversation
+from homeassistant.config_entries import ConfigSubentry
 from homeassistant.core import HomeAssistant
-from homeassistant.exceptions import HomeAssistantError
+from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.helpers.json import json_dumps
 
 from . import compat
+from .attachments import ImageParts, async_image_parts
 from .backend.errors import BackendError
-from .const import CONF_CONSTRAINTS, LOGGER, SUBENTRY_AI_TASK
-from .entity import ToolbeltLLMEntity, add_subentry_entities
+from .backend.status import refuses_images
+from .const import CONF_CONSTRAINTS, CONF_MODEL, DOMAIN, LOGGER, SUBENTRY_AI_TASK
+from .entity import ToolbeltLLMEntity, add_subentry_entities, loop_settings
 from .entry import ToolbeltConfigEntry, entry_in_use
 from .ha_executor import HAExecutor
 from .history import chat_log_messages
+from .loop.evaluation import (
+    Answer,
+    EvaluationError,
+    Evaluator,
+    LogprobsUnavailable,
+    NoLabelError,
+    TooManyOptions,
+    context_parts,
+)
 from .loop.structured import (
     StructureError,
     answer_format,
@@ -50,7 +68,12 @@ async def async_setup_entry(
 class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
     """Generates text or structured data with one model on the entry's server."""
 
-    _attr_supported_features = ai_task.AITaskEntityFeature.GENERATE_DATA
+    def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
+        """Data with attachments; evaluation where HA and the server kind allow."""
+        super().__init__(entry, subentry)
+        self._attr_supported_features = compat.task_features(
+            logprobs=entry.runtime_data.kind.logprobs
+        )
 
     async def _async_generate_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
@@ -73,8 +96,9 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
             if llm_api
             else []
         )
+        images = await async_image_parts(self.hass, task.attachments or ())
         if not task.structure:
-            await self._async_run(chat_log, tools)
+            await self._async_run(chat_log, tools, images)
             return ai_task.GenDataTaskResult(
                 conversation_id=chat_log.conversation_id, data=_answer(chat_log)
             )
@@ -89,6 +113,7 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
             await self._async_run(
                 chat_log,
                 tools,
+                images,
                 instructions=format_instructions(schema),
                 response_format=answer_format(schema) if constrained else None,
             )
@@ -113,12 +138,15 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
         self,
         chat_log: conversation.ChatLog,
         tools: list[dict[str, Any]],
+        images: ImageParts,
         *,
         instructions: str = "",
         response_format: dict[str, Any] | None = None,
     ) -> None:
         """One loop run over the chat log; its answer lands in the chat log."""
-        messages = _with_instructions(chat_log_messages(chat_log.content), instructions)
+        messages = _with_instructions(
+            chat_log_messages(chat_log.content, images), instructions
+        )
         try:
             await self._async_run_loop(
                 chat_log,
@@ -131,7 +159,106 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
                 answer_format=response_format,
             )
         except BackendError as err:
-            raise HomeAssistantError(f"Sorry, {err.server} {err.reason}.") from err
+            raise self._task_error(err, images) from err
+
+    async def _async_evaluate(
+        self, task: ai_task.EvaluationTask
+    ) -> ai_task.EvaluationTaskResult:
+        """Answer each question from the probabilities of its answers' labels.
+
+        A reload asked for meanwhile waits, as for a task that generates data.
+        """
+        with entry_in_use(self.hass, self.entry):
+            images = await async_image_parts(self.hass, task.attachments or ())
+            runtime = self.entry.runtime_data
+            evaluator = Evaluator(
+                runtime.backend,
+                loop_settings(self.subentry.data, runtime.kind),
+                self.agent_state,
+            )
+            context = context_parts(
+                task.name, _state_text(task.state), [*images.values()]
+            )
+            try:
+                answers = await evaluator.answer_all(context, task.questions)
+            except EvaluationError as err:
+                LOGGER.debug("%s: %s: %s", self.name, err.question, err)
+                raise self._evaluation_error(err) from err
+            except BackendError as err:
+                self._backend_failed(err)
+                raise self._task_error(err, images) from err
+        return ai_task.EvaluationTaskResult(
+            answers={key: _ha_answer(answer) for key, answer in answers.items()}
+        )
+
+    def _task_error(self, err: BackendError, images: ImageParts) -> HomeAssistantError:
+        """What the caller hears of a server failure: its kind and the reason."""
+        if images and refuses_images(err.server_message):
+            return HomeAssistantError(
+                translation_domain=DOMAIN,
+                translation_key="images_refused",
+                translation_placeholders={
+                    "model": self.subentry.data.get(CONF_MODEL, ""),
+                    "server": err.server,
+                },
+            )
+        return HomeAssistantError(f"Sorry, {err.server} {err.reason}.")
+
+    def _evaluation_error(self, err: EvaluationError) -> HomeAssistantError:
+        """A question that probabilities could not answer, said plainly."""
+        question = err.question or ""
+        if isinstance(err, TooManyOptions):
+            return ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="evaluation_too_many_options",
+                translation_placeholders={
+                    "question": question,
+                    "count": str(err.count),
+                },
+            )
+        if isinstance(err, NoLabelError):
+            return HomeAssistantError(
+                translation_domain=DOMAIN,
+                translation_key="evaluation_no_label",
+                translation_placeholders={
+                    "question": question,
+                    "reply": err.reply.strip(),
+                    "labels": ", ".join(err.labels),
+                },
+            )
+        server = self.entry.runtime_data.backend.label
+        if isinstance(err, LogprobsUnavailable) and err.refusal:
+            return HomeAssistantError(
+                translation_domain=DOMAIN,
+                translation_key="logprobs_refused",
+                translation_placeholders={"server": server, "message": err.refusal},
+            )
+        return HomeAssistantError(
+            translation_domain=DOMAIN,
+            translation_key="no_logprobs",
+            translation_placeholders={"server": server},
+        )
+
+
+def _state_text(state: Any) -> str | None:
+    """The data a task evaluates, as the model reads it (JSON unless text)."""
+    if state is None or isinstance(state, str):
+        return state
+    return json_dumps(state)
+
+
+def _ha_answer(answer: Answer) -> Any:
+    """Our answer as HA's answer of the question's type."""
+    if answer.kind == "noul":
+        return ai_task.NoulAnswer(noul=answer.probabilities[0])
+    if answer.kind == "choice":
+        return ai_task.ChoiceAnswer(
+            choice=answer.best,
+            probabilities=dict(zip(answer.options, answer.probabilities, strict=True)),
+        )
+    return ai_task.ScoreAnswer(
+        score=answer.expected_index, probabilities=list(answer.probabilities)
+    )
 
 
 def _with_instructions(history: History, instructions: str) -> History:

@@ -38,10 +38,17 @@ async def async_create_backend(
         timeout=DEFAULT_REQUEST_TIMEOUT,
         default_headers={"Authorization": basic} if basic else None,
     )
-    # The SDK reads platform details from disk on first use; do it off the loop.
-    await hass.async_add_executor_job(client.platform_headers)
+    # The SDK reads platform details from disk, and imports its resource modules
+    # (chat, models), on first use: do both off the event loop.
+    await hass.async_add_executor_job(_warm, client)
     return OpenAICompatBackend(
         client,
         server_kind=data.get(CONF_SERVER_KIND, "other"),
         label=spoken_name(data),
     )
+
+
+def _warm(client: openai.AsyncOpenAI) -> None:
+    """What the SDK does lazily on first use, which would block the event loop."""
+    client.platform_headers()
+    _ = client.chat.completions, client.models

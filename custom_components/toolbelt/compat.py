@@ -17,6 +17,8 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
 - AI Task: ``GenDataTask.structure`` is a schema of the same library as tool
   parameters (``structure_schema``); 2026.10 passes a ``context`` to the
   entity's internal calls, which our ``_async_generate_data`` never sees;
+  2026.11 adds ``AITaskEntityFeature.EVALUATE`` (``ai_task.evaluate``), which
+  an entity offers only where HA has it (``task_features``);
 - tool names: Assist's tools come from integration platforms as
   ``intent__HassTurnOn``; 2026.10 prefixes every tool of a merged API with its
   API's name, 2026.11 only tools whose names collide (with the API's id). The
@@ -45,7 +47,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from homeassistant.components import conversation
+from homeassistant.components import ai_task, conversation
 from homeassistant.helpers import llm
 
 
@@ -63,6 +65,8 @@ class HaShape:
     """The ToolResultContent field holding the result: tool_result or result."""
     annotations_cls: type | None
     """llm.ToolAnnotations, or None where tools carry no annotations."""
+    evaluate_feature: int
+    """ai_task.AITaskEntityFeature.EVALUATE, or 0 where AI tasks cannot evaluate."""
     silent_answers: bool = False
     """An empty assistant answer is kept as a silent response (2026.11+).
 
@@ -89,6 +93,7 @@ def detect(
     llm_module: Any = llm,
     content_cls: Any = conversation.ToolResultContent,
     conversation_module: Any = conversation,
+    ai_task_module: Any = ai_task,
 ) -> HaShape:
     """Read the shape of the HA that provides these modules and classes."""
     lib_name = type(llm_module.Tool.parameters).__module__.partition(".")[0]
@@ -105,6 +110,9 @@ def detect(
         if "result" in _field_names(content_cls)
         else "tool_result",
         annotations_cls=getattr(llm_module, "ToolAnnotations", None),
+        evaluate_feature=int(
+            getattr(ai_task_module.AITaskEntityFeature, "EVALUATE", 0)
+        ),
         silent_answers="turn_start" in _field_names(conversation_module.ChatLog),
         busy_error=getattr(conversation_module, "ConversationBusyError", None),
     )
@@ -189,6 +197,24 @@ def structure_schema(
     return render(
         structure, custom_serializer=custom_serializer or llm.selector_serializer
     )
+
+
+# --- AI Task features -----------------------------------------------------------
+
+
+def task_features(
+    *, logprobs: bool, shape: HaShape | None = None
+) -> ai_task.AITaskEntityFeature:
+    """What an AI task entity offers: data (attachments too), and evaluation.
+
+    Evaluation where this HA has it and the server kind returns token
+    log-probabilities (``ServerKind.logprobs``).
+    """
+    features = (
+        ai_task.AITaskEntityFeature.GENERATE_DATA
+        | ai_task.AITaskEntityFeature.SUPPORT_ATTACHMENTS
+    )
+    return features | ((shape or CURRENT).evaluate_feature if logprobs else 0)
 
 
 # --- tool annotations ---------------------------------------------------------

@@ -163,10 +163,16 @@ class ToolbeltLLMEntity(Entity):
             ):
                 pass
         except BackendError as err:
-            if isinstance(err, BackendAuthError):
-                self.entry.async_start_reauth(self.hass)
-            LOGGER.error("%s on %s: %s", self.subentry.title, runtime.label, err)
+            self._backend_failed(err)
             raise
+
+    def _backend_failed(self, err: BackendError) -> None:
+        """Log a backend failure with the server's address; a 401 starts re-auth."""
+        if isinstance(err, BackendAuthError):
+            self.entry.async_start_reauth(self.hass)
+        LOGGER.error(
+            "%s on %s: %s", self.subentry.title, self.entry.runtime_data.label, err
+        )
 
 
 async def chat_log_deltas(

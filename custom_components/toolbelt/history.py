@@ -17,7 +17,8 @@ failed, never as an answer it gave or an error to repeat: our own spoken error
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from homeassistant.components import conversation
@@ -105,8 +106,16 @@ def _failed_answer(content: list[conversation.Content], index: int) -> bool:
     return ends_turn and (text == HA_NO_RESPONSE or text.startswith(HA_ERROR_PREFIX))
 
 
-def chat_log_messages(content: Iterable[conversation.Content]) -> History:
-    """System, user and assistant messages, with hops that ran tools as exchanges."""
+def chat_log_messages(
+    content: Iterable[conversation.Content],
+    images: Mapping[Path, dict[str, Any]] | None = None,
+) -> History:
+    """System, user and assistant messages, with hops that ran tools as exchanges.
+
+    ``images``: the content part of each attachment that goes to the model, by
+    its file's path (an AI task's, read by ``attachments.async_image_parts``);
+    a user message with one of them becomes its text followed by the images.
+    """
     items = list(content)
     history: History = []
     pending: conversation.AssistantContent | None = None
@@ -129,7 +138,7 @@ def chat_log_messages(content: Iterable[conversation.Content]) -> History:
         if isinstance(item, conversation.SystemContent):
             history.append({"role": "system", "content": item.content})
         elif isinstance(item, conversation.UserContent):
-            history.append({"role": "user", "content": item.content})
+            history.append({"role": "user", "content": _user_content(item, images)})
         elif isinstance(item, conversation.AssistantContent):
             if item.tool_calls:
                 pending = item
@@ -142,6 +151,20 @@ def chat_log_messages(content: Iterable[conversation.Content]) -> History:
                 history.append({"role": "assistant", "content": item.content})
     flush()
     return history
+
+
+def _user_content(
+    item: conversation.UserContent, images: Mapping[Path, dict[str, Any]] | None
+) -> str | list[dict[str, Any]]:
+    """The user's text, and the images attached to it when there are any."""
+    parts = [
+        images[attachment.path]
+        for attachment in item.attachments or ()
+        if images and attachment.path in images
+    ]
+    if not parts:
+        return item.content
+    return [{"type": "text", "text": item.content}, *parts]
 
 
 def _exchange(item: conversation.AssistantContent, results: dict[str, str]) -> Exchange:

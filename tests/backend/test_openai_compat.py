@@ -11,8 +11,10 @@ import pytest
 from custom_components.toolbelt.backend.accumulate import ToolCallAccumulator
 from custom_components.toolbelt.backend.base import (
     Finish,
+    LogprobsDelta,
     ReasoningDelta,
     TextDelta,
+    TokenLogprob,
     ToolCallDelta,
 )
 from custom_components.toolbelt.backend.errors import (
@@ -252,6 +254,82 @@ async def test_empty_options_are_not_sent(
 
     body = openai_server.last_request.body
     assert not {"tools", "stop", "temperature", "max_tokens"} & body.keys()
+    assert not {"logprobs", "top_logprobs"} & body.keys()
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_token_logprobs_are_asked_for_and_read(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, stream: bool
+) -> None:
+    openai_server.reply_tokens(
+        [("Yes", {"Yes": -0.25, " yes": -2.0, "No": -3.0}), (".", {".": -0.5})]
+    )
+
+    deltas = await collect(backend, ask(stream=stream, logprobs=2))
+
+    body = openai_server.last_request.body
+    assert (body["logprobs"], body["top_logprobs"]) == (True, 2)
+    tokens = [t for d in deltas if isinstance(d, LogprobsDelta) for t in d.tokens]
+    assert tokens == [
+        TokenLogprob("Yes", -0.25, (("Yes", -0.25), (" yes", -2.0))),
+        TokenLogprob(".", -0.5, ((".", -0.5),)),
+    ]
+    assert _text(deltas) == "Yes."
+
+
+async def test_odd_logprob_entries_are_skipped_or_mended(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    entries = [
+        {"token": 5, "logprob": -1.0},
+        {"token": "a", "logprob": "high"},
+        {"token": "b", "logprob": float("nan")},
+        {"token": "Yes", "logprob": 1e-7, "top_logprobs": {"Yes": 0}},
+        {
+            "token": "No",
+            "logprob": -0.5,
+            "top_logprobs": [{"token": "No", "logprob": -0.5}, {"logprob": -1}],
+        },
+    ]
+    choice = {
+        "index": 0,
+        "delta": {"content": "YesNo"},
+        "logprobs": {"content": entries},
+    }
+    openai_server.reply(
+        [
+            Raw(
+                {
+                    "id": "c",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [choice],
+                }
+            )
+        ]
+    )
+
+    deltas = await collect(backend, ask(logprobs=20))
+
+    (delta,) = [d for d in deltas if isinstance(d, LogprobsDelta)]
+    assert delta.tokens == (
+        TokenLogprob("Yes", 0.0, ()),
+        TokenLogprob("No", -0.5, (("No", -0.5),)),
+    )
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_server_that_returns_no_logprobs_gives_none(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, stream: bool
+) -> None:
+    openai_server.logprobs = False
+    openai_server.reply_tokens([("Yes", {"Yes": -0.25})])
+
+    deltas = await collect(backend, ask(stream=stream, logprobs=20))
+
+    assert not [d for d in deltas if isinstance(d, LogprobsDelta)]
+    assert _text(deltas) == "Yes"
 
 
 async def test_openai_kind_uses_max_completion_tokens(

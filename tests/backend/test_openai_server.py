@@ -111,3 +111,66 @@ async def test_missing_key_gets_openais_401_body(openai_server_factory) -> None:
 def test_chunks_must_join_to_the_text() -> None:
     with pytest.raises(ValueError, match="do not join"):
         OpenAIServer().reply_text("Done!", chunks=["Do", "ne"])
+
+
+TOKENS = [("Yes", {"Yes": -0.1, " yes": -2.9, "No": -3.5}), ("!", {"!": -0.2})]
+
+
+async def test_streamed_logprobs_validate_and_are_cut_to_top_logprobs(
+    openai_server: OpenAIServer,
+) -> None:
+    openai_server.reply_tokens(TOKENS)
+
+    lines = await _sse_lines(openai_server, logprobs=True, top_logprobs=2)
+
+    chunks = [
+        ChatCompletionChunk.model_validate(json.loads(line[6:])) for line in lines[:-1]
+    ]
+    entries = [
+        entry
+        for chunk in chunks
+        if chunk.choices and chunk.choices[0].logprobs
+        for entry in chunk.choices[0].logprobs.content
+    ]
+    assert [(e.token, e.logprob) for e in entries] == [("Yes", -0.1), ("!", -0.2)]
+    assert [(t.token, t.logprob) for t in entries[0].top_logprobs] == [
+        ("Yes", -0.1),
+        (" yes", -2.9),
+    ]
+    assert entries[0].bytes == list(b"Yes")
+
+
+async def test_logprobs_only_when_asked_and_whole_replies_carry_them_all(
+    openai_server: OpenAIServer,
+) -> None:
+    openai_server.reply_tokens(TOKENS)
+    openai_server.reply_tokens(TOKENS)
+    async with httpx.AsyncClient() as client:
+        url = f"{openai_server.base_url}/chat/completions"
+        plain = await client.post(url, json=BODY)
+        asked = await client.post(
+            url, json={**BODY, "logprobs": True, "top_logprobs": 20}
+        )
+
+    assert ChatCompletion.model_validate(plain.json()).choices[0].logprobs is None
+    choice = ChatCompletion.model_validate(asked.json()).choices[0]
+    assert choice.message.content == "Yes!"
+    assert [e.token for e in choice.logprobs.content] == ["Yes", "!"]
+    assert len(choice.logprobs.content[0].top_logprobs) == 3
+
+
+async def test_image_content_is_refused_on_demand(openai_server: OpenAIServer) -> None:
+    openai_server.refuse_images(500, "image input is not supported")
+    openai_server.reply_text("Plain text is fine.")
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}
+    async with httpx.AsyncClient() as client:
+        url = f"{openai_server.base_url}/chat/completions"
+        refused = await client.post(
+            url,
+            json={**BODY, "messages": [{"role": "user", "content": [image]}]},
+        )
+        answered = await client.post(url, json=BODY)
+
+    assert refused.status_code == 500
+    assert refused.json()["error"]["message"] == "image input is not supported"
+    assert answered.json()["choices"][0]["message"]["content"] == "Plain text is fine."

@@ -44,10 +44,14 @@ ADA = '{"name": "Ada", "age": 36}'
 
 
 async def add_task(
-    hass: HomeAssistant, server: OpenAIServer, **options: Any
+    hass: HomeAssistant,
+    server: OpenAIServer,
+    *,
+    server_kind: str = "llamacpp",
+    **options: Any,
 ) -> tuple[MockConfigEntry, str]:
     """A Toolbelt entry with its agent and one AI task; returns the task entity."""
-    entry = await async_add_toolbelt(hass, server)
+    entry = await async_add_toolbelt(hass, server, server_kind=server_kind)
     hass.config_entries.async_add_subentry(
         entry,
         ConfigSubentry(

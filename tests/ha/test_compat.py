@@ -7,10 +7,11 @@ and 2026.10.4/2026.11.0), so both branches run in both test lanes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntFlag
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
-from homeassistant.components import conversation
+from homeassistant.components import ai_task, conversation
 from homeassistant.helpers import llm
 import probatio
 import pytest
@@ -99,6 +100,48 @@ def test_detection_reads_each_shape() -> None:
     assert NEW.tool_result_cls is ToolResult
     assert NEW.annotations_cls is ToolAnnotations
     assert NEW.result_field == "result"
+
+
+class FeaturesBefore2026_11(IntFlag):
+    """AITaskEntityFeature of HA 2026.2 to 2026.10."""
+
+    GENERATE_DATA = 1
+    SUPPORT_ATTACHMENTS = 2
+    GENERATE_IMAGE = 4
+
+
+class Features2026_11(IntFlag):
+    """AITaskEntityFeature of HA 2026.11: evaluation."""
+
+    GENERATE_DATA = 1
+    SUPPORT_ATTACHMENTS = 2
+    GENERATE_IMAGE = 4
+    EVALUATE = 8
+
+
+NO_EVALUATE = compat.detect(
+    NEW_LLM,
+    NewToolResultContent,
+    ai_task_module=SimpleNamespace(AITaskEntityFeature=FeaturesBefore2026_11),
+)
+EVALUATE = compat.detect(
+    NEW_LLM,
+    NewToolResultContent,
+    ai_task_module=SimpleNamespace(AITaskEntityFeature=Features2026_11),
+)
+
+
+def test_ai_tasks_evaluate_only_where_ha_and_the_server_kind_can() -> None:
+    data = ai_task.AITaskEntityFeature.GENERATE_DATA
+    attachments = ai_task.AITaskEntityFeature.SUPPORT_ATTACHMENTS
+    assert compat.task_features(logprobs=True, shape=NO_EVALUATE) == data | attachments
+    assert compat.task_features(logprobs=True, shape=EVALUATE) == data | attachments | 8
+    assert compat.task_features(logprobs=False, shape=EVALUATE) == data | attachments
+    # HA's own test of an entity's features: a flag, not a plain int.
+    assert isinstance(compat.task_features(logprobs=True), ai_task.AITaskEntityFeature)
+    assert compat.CURRENT.evaluate_feature == getattr(
+        ai_task.AITaskEntityFeature, "EVALUATE", 0
+    )
 
 
 def test_installed_ha_is_detected_as_one_of_them() -> None:

@@ -60,8 +60,12 @@ async def test_a_turn_with_assist_and_our_tools_logs_no_deprecation(
     noisy = [
         f"{record.name}: {record.getMessage()}"
         for record in caplog.records
-        if any(word in record.getMessage().lower() for word in DEPRECATION_WORDS)
-        or (record.name == "homeassistant.helpers.frame")
+        # asyncio's slow-callback warning names this test, which says "deprecation".
+        if record.name != "asyncio"
+        and (
+            any(word in record.getMessage().lower() for word in DEPRECATION_WORDS)
+            or record.name == "homeassistant.helpers.frame"
+        )
     ]
     assert noisy == []
     # Unloading the last entry closes the memory database and its thread.

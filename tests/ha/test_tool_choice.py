@@ -91,6 +91,7 @@ async def test_a_refused_constraint_never_fails_the_turn(
             "The server refused the tool_choice constraint; Toolbelt sends"
             " requests without it from now on"
         ],
+        "logprobs": None,  # no evaluation asked yet
     }
 
 

@@ -49,6 +49,30 @@ class ToolCallDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    """One generated token: its log-probability and the likeliest alternatives.
+
+    ``top`` holds (token, logprob) pairs as the server ranked them (OpenAI's
+    ``top_logprobs``); it is empty when the server gave none.
+    """
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LogprobsDelta:
+    """The log-probabilities of the tokens of a piece of the answer.
+
+    Only sent when the request asked for them (``CompletionRequest.logprobs``)
+    and the server returned them.
+    """
+
+    tokens: tuple[TokenLogprob, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Finish:
     """Always the last delta of a reply: why it ended, and token usage if known."""
 
@@ -56,7 +80,7 @@ class Finish:
     usage: dict[str, int] | None = None
 
 
-Delta = TextDelta | ReasoningDelta | ToolCallDelta | Finish
+Delta = TextDelta | ReasoningDelta | ToolCallDelta | LogprobsDelta | Finish
 
 
 @dataclass(slots=True)
@@ -75,6 +99,9 @@ class CompletionRequest:
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     grammar: str | None = None
+    # Ask for each token's log-probability and this many alternatives
+    # (``logprobs``/``top_logprobs``); None sends neither.
+    logprobs: int | None = None
 
     @property
     def constrained(self) -> bool:

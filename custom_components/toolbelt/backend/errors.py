@@ -23,6 +23,11 @@ class BackendError(Exception):
         text = f"{server} {self.reason}"
         super().__init__(f"{text}: {detail}" if detail else text)
 
+    @property
+    def server_message(self) -> str:
+        """The server's own words about the failure, if it gave any."""
+        return self.detail or ""
+
 
 class BackendConnectionError(BackendError):
     """The server could not be reached (refused, DNS, TLS, reset before answering)."""
@@ -75,6 +80,11 @@ class BackendBadRequestError(BackendError):
             else f"rejected the request (HTTP {status})"
         )
         super().__init__(server, reason, detail=f"HTTP {status}")
+
+    @property
+    def server_message(self) -> str:
+        """The server's own words (``detail`` holds the status)."""
+        return self.message
 
 
 class BackendBusyError(BackendError):

@@ -12,6 +12,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 import contextlib
 import json
 import logging
+import math
 from typing import Any
 
 import openai
@@ -22,8 +23,10 @@ from .base import (
     CompletionRequest,
     Delta,
     Finish,
+    LogprobsDelta,
     ReasoningDelta,
     TextDelta,
+    TokenLogprob,
     ToolCallDelta,
 )
 from .errors import (
@@ -65,6 +68,8 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_MODELS = 1000
 MAX_MODEL_ID_CHARS = 256
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+# Alternatives read per token, whatever a server sends (we ask for at most 20).
+_MAX_TOP_LOGPROBS = 32
 # What the SDK and httpx raise for server trouble. Anything else is our own bug and
 # propagates untouched.
 _SOURCE_ERRORS = (TimeoutError, openai.OpenAIError, *HTTP_ERRORS, ValueError)
@@ -113,6 +118,9 @@ class OpenAICompatBackend:
             params["extra_body"] = {"grammar": request.grammar}
         if request.stop:
             params["stop"] = request.stop
+        if request.logprobs is not None:
+            params["logprobs"] = True
+            params["top_logprobs"] = request.logprobs
         if request.temperature is not None:
             params["temperature"] = request.temperature
         if request.max_tokens is not None:
@@ -202,6 +210,8 @@ class OpenAICompatBackend:
         content = getattr(message, "content", None)
         if isinstance(content, str) and content:
             deltas.append(TextDelta(content))
+        if logprobs := _logprobs(choices[0]):
+            deltas.append(logprobs)
         for index, call in enumerate(getattr(message, "tool_calls", None) or ()):
             function = getattr(call, "function", None)
             deltas.append(
@@ -351,6 +361,8 @@ class _ChunkReader:
                 out.append(TextDelta(content))
             for call in getattr(delta, "tool_calls", None) or ():
                 out.append(self._tool_delta(call))
+        if logprobs := _logprobs(choice):
+            out.append(logprobs)
         if reason := getattr(choice, "finish_reason", None):
             self.finish_reason = reason
         self.chars += sum(map(_size, out))
@@ -413,6 +425,39 @@ def _reasoning(obj: Any, fields: tuple[str, ...]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+def _logprobs(choice: Any) -> LogprobsDelta | None:
+    """A choice's token log-probabilities (OpenAI's ``logprobs.content``), if any.
+
+    Entries without a token and a log-probability are skipped.
+    """
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    tokens = []
+    for item in content if isinstance(content, list) else ():
+        token, logprob = getattr(item, "token", None), getattr(item, "logprob", None)
+        if not isinstance(token, str) or not _is_logprob(logprob):
+            continue
+        alternatives = getattr(item, "top_logprobs", None)
+        if not isinstance(alternatives, list):
+            alternatives = []
+        top = tuple(
+            (alt.token, min(float(alt.logprob), 0.0))
+            for alt in alternatives[:_MAX_TOP_LOGPROBS]
+            if isinstance(getattr(alt, "token", None), str)
+            and _is_logprob(getattr(alt, "logprob", None))
+        )
+        tokens.append(TokenLogprob(token, min(float(logprob), 0.0), top))
+    return LogprobsDelta(tuple(tokens)) if tokens else None
+
+
+def _is_logprob(value: Any) -> bool:
+    """A number below +Infinity; -Infinity (an impossible token) is probability 0."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value < math.inf  # NaN is not
+    )
 
 
 def _arguments_text(arguments: Any) -> str | None:

@@ -43,6 +43,11 @@ class ServerKind:
     constraints: tuple[str, ...] = ("tool_choice", "json_schema")
     # tool_choice may name one tool; if not, "required" goes with that tool alone.
     named_tool_choice: bool = True
+    # Returns token log-probabilities (``logprobs``/``top_logprobs``), which an
+    # AI Task's evaluation reads; an AI task on a kind without them does not
+    # offer evaluation. Whether one server and model really return them is
+    # learned on the first evaluation (``AgentState.logprobs``).
+    logprobs: bool = True
 
 
 # reasoning_content first: these servers' own field name.
@@ -64,7 +69,8 @@ OLLAMA = ServerKind(
     short="Ollama",
     spoken="Ollama",
     default_base_url="http://localhost:11434/v1",
-    # Ollama maps response_format to its own `format`.
+    # Ollama maps response_format to its own `format`; it returns logprobs
+    # from version 0.12.11.
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
@@ -94,6 +100,8 @@ LMSTUDIO = ServerKind(
     default_base_url="http://localhost:1234/v1",
     stream_usage=False,
     reasoning_fields=_CONTENT_FIRST,
+    # Accepts the logprobs field and returns none.
+    logprobs=False,
 )
 OTHER = ServerKind(
     key="other",

@@ -3,7 +3,9 @@
 A 429 is a busy server, and its Retry-After says how long to wait. A request
 that overflows the model's context comes back as 413 from some servers and as
 a 400 with the server's own wording from most: llama.cpp, vLLM, Ollama, LM
-Studio and OpenAI each phrase it differently, so we match their phrases.
+Studio and OpenAI each phrase it differently, so we match their phrases. The
+same goes for a model that cannot see images, and a server or model that will
+not return token log-probabilities.
 """
 
 from __future__ import annotations
@@ -21,6 +23,35 @@ _OVERFLOW = re.compile(
     r"|too many tokens|maximum (?:context|number of tokens)|exceeds? the (?:available )?context",
     re.IGNORECASE,
 )
+
+
+# A model that takes no images. llama.cpp without --mmproj (HTTP 500): "image
+# input is not supported - hint: ... provide the mmproj"; Ollama: "this model is
+# missing data required for image input"; vLLM (400): "<model> is not a
+# multimodal model"; OpenAI (400): "image_url is only supported by certain
+# models"; others: "does not support images", "vision is not supported".
+_IMAGES_REFUSED = re.compile(
+    r"image input is not supported|missing data required for image input"
+    r"|not a multimodal model|image_url is only supported|mmproj"
+    r"|(?:does not|doesn't) support (?:images?|vision)"
+    r"|vision is not (?:supported|enabled)",
+    re.IGNORECASE,
+)
+
+
+def refuses_images(message: str) -> bool:
+    """Whether a server's refusal says the model does not take images."""
+    return bool(_IMAGES_REFUSED.search(message or ""))
+
+
+def refuses_logprobs(message: str) -> bool:
+    """Whether a server's refusal is about the ``logprobs``/``top_logprobs`` fields.
+
+    OpenAI's reasoning models: "This model does not support the 'logprobs'
+    parameter"; vLLM: "Requested sample logprobs of 20, which is greater than
+    max allowed: 5".
+    """
+    return "logprob" in (message or "").lower()
 
 
 def is_context_overflow(message: str) -> bool:
