@@ -6,8 +6,8 @@ streaming detector, from an opener's first character on, holds the text while
 it still fullmatches ``partial`` (it may yet become ``full``) and, once
 ``full`` matches, holds the rest of the reply for the final parse: so nothing
 a parser reads as a call is ever spoken, and ordinary brackets (``[1]``,
-``["kitchen"]``, ``{b}``) are held only until their next character or two
-rules a call out. A dialect lists the openers its parse reads in
+``["kitchen"]``, ``{b}``, ``[the docs]``) are held only until the next
+character or word rules a call out. A dialect lists the openers its parse reads in
 ``Dialect.inline_openers``; the detector watches those of every dialect.
 """
 
