@@ -159,10 +159,21 @@ async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
                 )
             ],
         ).add_to_hass(hass)
-    MockConfigEntry(
+    core_llama_cpp_entry(server.base_url).add_to_hass(hass)
+    for entry in hass.config_entries.async_entries():
+        if entry.state is ConfigEntryState.NOT_LOADED:
+            await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    for entry in hass.config_entries.async_entries():
+        assert entry.state is ConfigEntryState.LOADED, (entry.domain, entry.state)
+
+
+def core_llama_cpp_entry(base_url: str) -> MockConfigEntry:
+    """HA core's llama.cpp integration with one agent on Assist, streaming."""
+    return MockConfigEntry(
         domain="llama_cpp",
         title="llama.cpp",
-        data={"base_url": server.base_url, "streaming": True},
+        data={"base_url": base_url, "streaming": True},
         subentries_data=[
             ConfigSubentryData(
                 data={"chat_model": "bench-model", "llm_hass_api": ["assist"]},
@@ -171,13 +182,7 @@ async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
                 unique_id=None,
             )
         ],
-    ).add_to_hass(hass)
-    for entry in hass.config_entries.async_entries():
-        if entry.state is ConfigEntryState.NOT_LOADED:
-            await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    for entry in hass.config_entries.async_entries():
-        assert entry.state is ConfigEntryState.LOADED, (entry.domain, entry.state)
+    )
 
 
 def _prompt(request: Any) -> str:

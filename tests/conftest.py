@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest_asyncio
 
+from tests.llama.server import llama  # noqa: F401 - a pytest fixture
 from tests.local_server import local_server  # noqa: F401 - a pytest fixture
 from tests.openai_server import (  # noqa: F401 - pytest fixtures
     closed_port_url,

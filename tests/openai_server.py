@@ -45,6 +45,7 @@ import pytest_asyncio
 
 AUTO = "auto"
 NO_REPLY_MESSAGE = "no scripted reply"
+GRAMMAR_WITH_TOOLS = "Cannot use custom grammar constraints with tools."
 # A scripted delta's token log-probability entry; never sent inside the delta.
 _LOGPROB = "_logprob"
 # Irregular argument-fragment sizes, so accumulation bugs cannot hide behind even cuts.
@@ -495,6 +496,9 @@ class OpenAIServer:
         self.requests.append(rec)
         if failure := self._auth_failure(request):
             return failure
+        if body.get("grammar") and body.get("tools"):
+            # As llama-server answers (the only server that takes a grammar).
+            return web.json_response(_error_body(GRAMMAR_WITH_TOOLS, 400), status=400)
         if self.image_refusal is not None and _has_images(body):
             status, message = self.image_refusal
             return web.json_response(_error_body(message, status), status=status)

@@ -19,15 +19,8 @@ from homeassistant.helpers import llm
 from . import compat
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import ServerKind
-from .const import (
-    CONF_LLM_HASS_API,
-    CONF_MODEL,
-    CONF_REQUEST_TIMEOUT,
-    CONF_TOOL_FORMAT,
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TOOL_FORMAT,
-    DOMAIN,
-)
+from .const import CONF_LLM_HASS_API, DOMAIN
+from .entity import loop_settings
 from .ha_tools import PROBE_TOOL, plain_name
 from .loop.format_choice import NATIVE_FORMATS
 from .loop.probe import (
@@ -82,29 +75,18 @@ async def async_check_agent(
     kind: ServerKind,
     options: dict[str, Any],
 ) -> AgentCheck:
-    """Probe the tool mode and the constraints this server kind may honour."""
-    model = options.get(CONF_MODEL, "")
-    tool_format = options.get(CONF_TOOL_FORMAT, DEFAULT_TOOL_FORMAT)
-    timeout = float(options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT))
+    """Probe the tool mode and the constraints this server kind may honour.
+
+    Every probe is a turn's first request, with the agent's own settings.
+    """
+    settings = loop_settings(options, kind)
     tool = await async_probe_tool(hass, options)
-    report = await async_probe_tool_mode(
-        backend,
-        model=model,
-        tool_format=tool_format,
-        request_timeout=timeout,
-        tool=tool,
-    )
-    text_mode = tool_format not in NATIVE_FORMATS
-    probe = functools.partial(
-        async_probe_constraints,
-        backend,
-        model=model,
-        named_tool_choice=kind.named_tool_choice,
-        request_timeout=timeout,
-        tool=PROBE_TOOL,
-    )
-    # Natively tool_choice forces a call; text dialects need a grammar or schema,
-    # and so does native mode on a server that ignores tool_choice (Ollama).
+    report = await async_probe_tool_mode(backend, settings, tool)
+    text_mode = settings.tool_format not in NATIVE_FORMATS
+    probe = functools.partial(async_probe_constraints, backend, settings, tool=tool)
+    # Natively tool_choice forces a call; a text format needs a grammar or a
+    # schema, and so does native mode on a server that ignores tool_choice
+    # (Ollama): then they go with the tools, as a turn sends them.
     text_kinds = tuple(k for k in kind.constraints if k in TEXT_KINDS)
     if text_mode:
         constraints = await probe(kinds=text_kinds)

@@ -80,6 +80,7 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from .entity import loop_settings
 from .entry import ToolbeltRuntime
 from .ha_tools import PROBE_TOOL
 from .loop.probe import async_probe_constraints
@@ -664,14 +665,12 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
             name = user_input.pop(CONF_NAME, DEFAULT_AI_TASK_NAME)
             options = whole_numbers(user_input)
             kind = runtime.kind
+            # A structured task goes without tools: a text-mode request holds
+            # the schema as its request does.
             check = await async_probe_constraints(
                 runtime.backend,
-                model=options.get(CONF_MODEL, ""),
+                loop_settings({**options, CONF_TOOL_FORMAT: "hermes"}, kind),
                 kinds=tuple(k for k in kind.constraints if k == "json_schema"),
-                named_tool_choice=kind.named_tool_choice,
-                request_timeout=float(
-                    options.get(CONF_REQUEST_TIMEOUT, DEFAULT_REQUEST_TIMEOUT)
-                ),
                 tool=PROBE_TOOL,
             )
             options[CONF_CONSTRAINTS] = list(check.honoured)

@@ -143,14 +143,19 @@ async def test_check_without_honoured_constraints_offers_nothing(
     result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
     openai_server.reply_tool_calls(TURN_ON)  # tool-mode check
     openai_server.reply_text("Hello there, friend!")  # tool_choice: ignored
-    openai_server.reply_text("Hello again, dear friend!")  # grammar: ignored
+    # A native agent's grammar goes with the tools: llama-server refuses that.
     openai_server.reply_error(400, message="response_format is not supported")
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"], {CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"}
     )
     assert result["description_placeholders"]["constraints"] == (
-        "tool_choice: ignored; grammar: ignored; json_schema: refused"
+        "tool_choice: ignored; grammar: refused; json_schema: refused"
     )
+    _mode, _choice, grammar, schema = openai_server.requests
+    assert grammar.body["grammar"]
+    assert grammar.tools
+    assert schema.body["response_format"]["type"] == "json_schema"
+    assert schema.tools
     assert not result["data_schema"].schema
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     data = entry.subentries[subentry.subentry_id].data

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from custom_components.toolbelt.backend.errors import BackendToolParseError
 from custom_components.toolbelt.loop.events import TextOut
-from tests.loop.conftest import PAGE_TEXT, TURN_ON, Harness
+from tests.loop.conftest import PAGE_TEXT, TURN_ON, Harness, hermes
+from tests.openai_server import Raw
 
 
 async def test_server_rejecting_tool_role_gets_fallback_messages(
@@ -152,3 +154,44 @@ async def test_a_400_the_fallback_retry_does_not_cure_does_not_demote(
     tool_role, fallback = harness.server.requests[1:]
     assert tool_role.messages[-1]["role"] == "tool"
     assert all(m["role"] != "tool" for m in fallback.messages)
+
+
+MISMATCH = (
+    "The model produced output that does not match the expected Hermes 2 Pro format"
+)
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_a_reply_the_servers_own_parser_lost_is_asked_for_raw(
+    harness: Harness, streamed: bool
+) -> None:
+    """llama-server's other parser failure (the final parse), as it sends it:
+    a 500, or mid-stream an error event after the role chunk. The same request
+    again with tool_choice "none" returns the text, and Toolbelt reads it."""
+    if streamed:
+        harness.server.reply([Raw({"error": {"code": 500, "message": MISMATCH}})])
+    else:
+        harness.server.reply_error(500, message=MISMATCH)
+    harness.server.reply_text(hermes(("HassTurnOn", {"name": "kitchen"})))
+    harness.server.reply_text("The light is on.")
+
+    turn = await harness.turn("kitchen on", stream=streamed)
+
+    assert turn.text == "The light is on."
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+    lost, raw, _answer = harness.server.requests
+    assert "tool_choice" not in lost.body
+    assert raw.body["tool_choice"] == "none"
+    assert raw.tools == lost.tools  # the same prompt: the cache holds
+    assert raw.messages == lost.messages
+
+
+async def test_a_reply_lost_twice_is_spoken_as_that(harness: Harness) -> None:
+    harness.server.reply_error(500, message=MISMATCH)
+    harness.server.reply_error(500, message=MISMATCH)
+
+    with pytest.raises(BackendToolParseError) as err:
+        await harness.turn("kitchen on")
+
+    assert err.value.reason == "could not read the model's tool call"
+    assert len(harness.server.requests) == 2

@@ -232,21 +232,28 @@ def test_each_frame_answer_or_call_takes_prose_but_no_half_call(frame: str) -> N
 
 
 @pytest.mark.parametrize(
-    "prefix",
+    ("prefix", "opened"),
     [
-        "<think>\nThe user wants the blinds at 30.\n</think>\n\n",
-        "<think></think>\n",
+        ("<think>\nThe user wants the blinds at 30.\n</think>\n\n", False),
+        ("<think></think>\n", False),
         # The chat template opened the block: only its closer is written.
-        "The user wants the blinds at 30.\n</think>\n\n",
+        ("The user wants the blinds at 30.\n</think>\n\n", True),
     ],
 )
-def test_grammar_lets_a_thinking_model_reason_first(prefix: str) -> None:
-    lark = _compiled(gbnf(CATALOG, Shape.ANY_CALL))
+def test_grammar_lets_a_thinking_model_reason_first(prefix: str, opened: bool) -> None:
+    lark = _compiled(gbnf(CATALOG, Shape.ANY_CALL, opened_reasoning=opened))
     assert _accepts(lark, prefix + _tagged(GOOD))
     assert not _accepts(lark, prefix + PROSE)
     parsed = get_dialect("hermes").parse(prefix + _tagged(GOOD), CATALOG)
     assert [c.name for c in parsed.calls] == ["HassSetPosition"]
     assert not parsed.content.strip()
+
+
+def test_a_model_whose_template_opens_no_reasoning_cannot_chat_as_reasoning() -> None:
+    """Found on the real llama-server: a chatty model under a forcing grammar
+    wrote its chat, closed it with ``</think>``, and the chat was spoken."""
+    lark = _compiled(gbnf(CATALOG, Shape.ANY_CALL))
+    assert not _accepts(lark, "Sure, I can do that.</think>" + _tagged(GOOD))
 
 
 def test_unknown_frame_is_a_clear_error() -> None:

@@ -99,6 +99,9 @@ class CompletionRequest:
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     grammar: str | None = None
+    # Ask for the reply as the model wrote it, unparsed (the server kind's
+    # ``raw_reply``): after the server's own tool-call parser failed on it.
+    raw_text: bool = False
     # Ask for each token's log-probability and this many alternatives
     # (``logprobs``/``top_logprobs``); None sends neither.
     logprobs: int | None = None

@@ -62,6 +62,17 @@ class BackendServerError(BackendError):
         super().__init__(server, reason, detail=detail)
 
 
+class BackendToolParseError(BackendServerError):
+    """The server's own tool-call parser failed on the model's reply (llama.cpp's
+    500s), so the reply never arrived. The loop asks again for the raw text
+    (``CompletionRequest.raw_text``) and reads the call itself."""
+
+    def __init__(self, server: str, status: int | None, *, detail: str) -> None:
+        super().__init__(server, status, detail=detail)
+        self.reason = "could not read the model's tool call"
+        self.args = (f"{server} {self.reason}: {detail}",)
+
+
 class BackendBadRequestError(BackendError):
     """The server rejected the request (other 4xx), e.g. an unknown model, the `tool`
     role, or the `stop` field. `message` is the server's own words."""

@@ -40,6 +40,7 @@ from .errors import (
     BackendResponseError,
     BackendServerError,
     BackendTimeoutError,
+    BackendToolParseError,
 )
 from .sdk_compat import (
     BROKEN_STREAM_ERRORS,
@@ -47,7 +48,7 @@ from .sdk_compat import (
     TIMEOUT_ERRORS,
     TRANSPORT_ERRORS,
 )
-from .servers import ServerKind, get_server_kind
+from .servers import ServerKind, get_server_kind, is_tool_parse_error
 from .sse import DONE, EventTooLargeError, sse_data, sse_lines
 from .status import is_context_overflow, retry_after
 
@@ -127,6 +128,8 @@ class OpenAICompatBackend:
             params[self.kind.max_tokens_field] = request.max_tokens
         if request.stream and self.kind.stream_usage:
             params["stream_options"] = {"include_usage": True}
+        if request.raw_text and request.tools:
+            params.update(self.kind.raw_reply)
         return params
 
     async def _stream(self, params: dict[str, Any]) -> AsyncGenerator[Delta]:
@@ -191,7 +194,7 @@ class OpenAICompatBackend:
                 self.label, detail=f"a stream event is not an object: {payload[:200]!r}"
             )
         if error := data.get("error"):
-            raise BackendServerError(self.label, None, detail=_error_message(error))
+            raise self._server_error(None, _error_message(error))
         return ChatCompletionChunk.construct(**data)
 
     async def _whole(self, params: dict[str, Any]) -> AsyncGenerator[Delta]:
@@ -307,7 +310,7 @@ class OpenAICompatBackend:
             if status == 413 or is_context_overflow(message):
                 return BackendContextOverflowError(label, detail=message)
             if status >= 500:
-                return BackendServerError(label, status, detail=message)
+                return self._server_error(status, message)
             if status == 429:
                 return BackendBusyError(
                     label, retry_after=retry_after(err.response), detail=message
@@ -328,6 +331,12 @@ class OpenAICompatBackend:
             return BackendServerError(label, None, detail=_server_message(err))
         # JSONDecodeError, pydantic's ValidationError, other SDK errors: unreadable.
         return BackendResponseError(label, detail=f"{type(err).__name__}: {err}")
+
+    def _server_error(self, status: int | None, message: str) -> BackendServerError:
+        """A failed reply; the kind says whether its own tool parser failed."""
+        if is_tool_parse_error(self.kind, message):
+            return BackendToolParseError(self.label, status, detail=message)
+        return BackendServerError(self.label, status, detail=message)
 
 
 class _ChunkReader:

@@ -6,7 +6,10 @@ so no other module branches on the server kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 # The openai SDK insists on some key; local servers ignore it (llama.cpp's docs use this).
 PLACEHOLDER_API_KEY = "sk-no-key-required"
@@ -43,6 +46,12 @@ class ServerKind:
     constraints: tuple[str, ...] = ("tool_choice", "json_schema")
     # tool_choice may name one tool; if not, "required" goes with that tool alone.
     named_tool_choice: bool = True
+    # Words of the server's own errors that mean its tool-call parser failed on
+    # the model's reply (which is then lost), and the request fields that ask
+    # for the raw reply instead, the tools still in the prompt (so the prompt
+    # cache still holds): Toolbelt then reads the call itself.
+    tool_parse_errors: tuple[str, ...] = ()
+    raw_reply: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # Returns token log-probabilities (``logprobs``/``top_logprobs``), which an
     # AI Task's evaluation reads; an AI task on a kind without them does not
     # offer evaluation. Whether one server and model really return them is
@@ -82,6 +91,15 @@ LLAMACPP = ServerKind(
     constraints=("tool_choice", "grammar", "json_schema"),
     # llama-server reads a named tool_choice object as "auto".
     named_tool_choice=False,
+    # With tools, llama-server parses the reply itself and answers 500 when its
+    # parser fails: its lazy grammar rejects markup it cannot read ("Unexpected
+    # empty grammar stack after accepting piece"), or the final parse does.
+    # tool_choice "none" renders the same prompt but returns the text as it is.
+    tool_parse_errors=(
+        "Unexpected empty grammar stack",
+        "The model produced output that does not match the expected",
+    ),
+    raw_reply=MappingProxyType({"tool_choice": "none"}),
 )
 VLLM = ServerKind(
     key="vllm",
@@ -118,6 +136,11 @@ OTHER = ServerKind(
 SERVER_KINDS: dict[str, ServerKind] = {
     kind.key: kind for kind in (OPENAI, OLLAMA, LLAMACPP, VLLM, LMSTUDIO, OTHER)
 }
+
+
+def is_tool_parse_error(kind: ServerKind, message: str) -> bool:
+    """True when the server's message says its own tool-call parser failed."""
+    return any(words in message for words in kind.tool_parse_errors)
 
 
 def get_server_kind(key: str) -> ServerKind:

@@ -40,6 +40,7 @@ class CallsOut:
     calls: tuple[ToolCall, ...]
     raw: str = ""
     content: str = ""
+    dialect: str | None = None  # the format the calls were read in
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,31 +1,34 @@
-"""The agent flow's capability check: one small tool request, and what came back.
+"""The agent check: the agent's own first hop, and what came back.
 
 It tells the person which mode their model gets (structured native calls, a
-text format Toolbelt reads, or no call at all) before they rely on it by voice.
+text format Toolbelt reads, or no call at all) and which decoding constraints
+the server honours, before they rely on it by voice. Each probe is one hop of
+the agent's own tool loop, with the agent's settings (tool-call format,
+temperature, token limit, streaming): the request is the one a turn sends, so
+a constraint is tried in the mode the agent will send it (natively, a grammar
+goes with the tools) and kept only if that exact request was honoured, and a
+model that talks before its call gets the room a turn gives it. No tool runs.
 """
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import AsyncGenerator
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..backend.accumulate import ToolCallAccumulator
-from ..backend.base import (
-    CompletionRequest,
-    ModelBackend,
-    TextDelta,
-    ToolCallDelta,
-)
+from ..backend.base import CompletionRequest, Delta, Finish, ModelBackend, ToolCallDelta
 from ..backend.errors import BackendBadRequestError, BackendError
-from ..toolcalls import Catalog
-from ..toolcalls.constraint import Shape
-from .format_choice import FormatChoice, choose_format
-from .tool_choice import TEXT_KINDS, HopConstraint, plan
+from ..toolcalls import Catalog, ToolCall
+from .events import CallsOut, HopStart, ResultOut, TextOut
+from .executor import ToolOutcome
+from .tool_choice import AUTO
+from .tool_loop import LoopSettings, ToolLoop
 
+PROBE_SYSTEM = "You control a smart home. Use the tools to act on devices."
 PROBE_PROMPT = "Turn on the kitchen light."
 # A chat question: a tool call in reply proves the constraint was honoured.
+CONSTRAINT_SYSTEM = "You are a friendly assistant."
 CONSTRAINT_PROMPT = "Say hello in five words."
 
 
@@ -33,52 +36,37 @@ CONSTRAINT_PROMPT = "Say hello in five words."
 class ProbeReport:
     """The mode the model got, in one sentence for the flow's form."""
 
-    mode: str  # "native", "text", "none" or "error"
+    mode: str  # "native", "text", "cut_off", "none" or "error"
     summary: str
     dialect: str | None = None
 
 
 async def async_probe_tool_mode(
-    backend: ModelBackend,
-    *,
-    model: str,
-    tool_format: str,
-    request_timeout: float,
-    tool: dict[str, Any],
+    backend: ModelBackend, settings: LoopSettings, tool: dict[str, Any]
 ) -> ProbeReport:
-    """Send one tool request and classify the answer; never raises.
+    """Ask the agent's way for one call and classify the answer; never raises.
 
     ``tool``: a turn-on tool as the agent will send it (the HA side picks it).
     """
-    catalog = Catalog.from_openai([tool])
-    choice = choose_format(tool_format, model, has_tools=True)
-    request = _request(
-        "You control a smart home. Use the tools to act on devices.",
-        PROBE_PROMPT,
-        model=model,
-        choice=choice,
-        tool=tool,
-        max_tokens=256,
-        timeout=request_timeout,
-    )
-    request.stop = choice.stop_sequences
+    free = replace(settings, tool_choice=AUTO, strict_calls=False, constraints=())
     try:
-        text, structured = await _reply(backend, request)
-    except (BackendError, TimeoutError) as err:
+        hop = await _first_hop(backend, free, PROBE_SYSTEM, PROBE_PROMPT, tool)
+    except (BackendError, TimeoutError, _Refused) as err:
         return ProbeReport("error", f"The check failed: {err}.")
-    result = choice.interpret(text, structured, catalog, _quiet)
-    if structured and result.calls:
+    if hop.calls and hop.native:
         return ProbeReport(
             "native", "Native tool calls: the server returned a structured call."
         )
-    if result.calls:
+    if hop.calls:
         return ProbeReport(
             "text",
-            f"Text tool calls: the model wrote a {result.dialect} call and Toolbelt"
+            f"Text tool calls: the model wrote a {hop.dialect} call and Toolbelt"
             " read it.",
-            result.dialect,
+            hop.dialect,
         )
-    reply = " ".join("".join(text).split())[:120] or "(empty)"
+    if hop.cut_off:
+        return ProbeReport("cut_off", _cut_off(settings))
+    reply = " ".join(hop.spoken.split())[:120] or "(empty)"
     return ProbeReport(
         "none",
         "No tool call: the model answered in plain text"
@@ -106,118 +94,156 @@ class ConstraintReport:
 
 async def async_probe_constraints(
     backend: ModelBackend,
+    settings: LoopSettings,
     *,
-    model: str,
     kinds: tuple[str, ...],
-    named_tool_choice: bool,
-    request_timeout: float,
     tool: dict[str, Any],
 ) -> ConstraintReport:
-    """Force one call to ``tool`` with each kind; never raises.
+    """Force one call to ``tool`` with each kind, as a turn would; never raises.
 
     Honoured: the call came back although the question asked for none.
-    Ignored: the server took the field and the model chatted anyway.
-    Refused: the server answered 400 (or failed).
+    Ignored: the server took the request and the model chatted anyway.
+    Refused: the server answered 400 to that request. A kind this mode cannot
+    send (``tool_choice`` in a text format) is not tried.
     """
-    catalog = Catalog.from_openai([tool])
-    (name,) = catalog.names
+    (name,) = Catalog.from_openai([tool]).names
     honoured: list[str] = []
     lines: list[str] = []
     for kind in kinds:
-        constraint = plan(
-            (Shape.ONE_CALL, name),
-            text_mode=kind in TEXT_KINDS,
-            kinds=(kind,),
-            named_tool_choice=named_tool_choice,
-            catalog=catalog,
-            key="probe",
+        forced = replace(
+            settings, tool_choice=name, strict_calls=False, constraints=(kind,)
         )
-        if constraint is None:
-            continue
-        verdict = await _try_constraint(
-            backend, model, tool, constraint, request_timeout
-        )
-        if verdict == "honoured":
-            honoured.append(kind)
+        try:
+            hop = await _first_hop(
+                backend, forced, CONSTRAINT_SYSTEM, CONSTRAINT_PROMPT, tool
+            )
+        except _Refused:
+            verdict = "refused"
+        except (BackendError, TimeoutError) as err:
+            verdict = f"failed ({err.__class__.__name__})"
+        else:
+            if not hop.constrained:
+                continue
+            if hop.calls:
+                verdict = "honoured"
+                honoured.append(kind)
+            elif hop.cut_off:
+                verdict = f"cut off at {settings.max_tokens} tokens"
+            else:
+                verdict = "ignored"
         lines.append(f"{kind}: {verdict}")
     return ConstraintReport(tuple(honoured), "; ".join(lines) or NONE_TRIED)
 
 
-async def _try_constraint(
-    backend: ModelBackend,
-    model: str,
-    tool: dict[str, Any],
-    constraint: HopConstraint,
-    request_timeout: float,
-) -> str:
-    text_mode = constraint.kind in TEXT_KINDS
-    choice = choose_format("hermes" if text_mode else "auto", model, has_tools=True)
-    catalog = Catalog.from_openai([tool])
-    request = _request(
-        "You are a friendly assistant.",
-        CONSTRAINT_PROMPT,
-        model=model,
-        choice=choice,
-        tool=tool,
-        max_tokens=128,
-        timeout=request_timeout,
+def _cut_off(settings: LoopSettings) -> str:
+    return (
+        "Cut off: the reply reached the agent's token limit (Maximum tokens in an"
+        f" answer: {settings.max_tokens}) before a complete tool call. Raise it"
+        " and run the check again."
     )
-    request.tool_choice = constraint.tool_choice
-    request.response_format = constraint.response_format
-    request.grammar = constraint.grammar
-    try:
-        text, structured = await _reply(backend, request)
-    except BackendBadRequestError:
-        return "refused"
-    except (BackendError, TimeoutError) as err:
-        return f"failed ({err.__class__.__name__})"
-    result = choice.interpret(text, structured, catalog, _quiet)
-    if any(call.name in catalog for call in result.calls):
-        return "honoured"
-    return "ignored"
 
 
-def _request(
+@dataclass(frozen=True, slots=True)
+class _Hop:
+    """What the first hop of a probe turn came back with."""
+
+    spoken: str
+    calls: tuple[ToolCall, ...]  # accepted: the loop would run them
+    dialect: str | None
+    native: bool
+    cut_off: bool
+    constrained: bool
+
+
+class _Refused(Exception):
+    """The server answered 400 to a constrained request."""
+
+    def __str__(self) -> str:
+        return str(self.__cause__)
+
+
+class _Watched:
+    """The agent's backend, watched: structured calls, the finish, a refusal.
+
+    A 400 to a constrained request ends the probe (the loop would retry
+    without the constraint: that request is not the one being checked).
+    """
+
+    def __init__(self, backend: ModelBackend) -> None:
+        self._backend = backend
+        self.native = False
+        self.finish: str | None = None
+        self.constrained = False
+
+    async def complete(self, request: CompletionRequest) -> AsyncGenerator[Delta]:
+        # What the last request (a retry, say) came back with.
+        self.native, self.finish = False, None
+        self.constrained |= request.constrained
+        try:
+            async with contextlib.aclosing(self._backend.complete(request)) as deltas:
+                async for delta in deltas:
+                    if isinstance(delta, ToolCallDelta):
+                        self.native = True
+                    elif isinstance(delta, Finish):
+                        self.finish = delta.reason
+                    yield delta
+        except BackendBadRequestError as err:
+            if request.constrained:
+                raise _Refused from err
+            raise
+
+    async def list_models(self) -> list[str]:
+        return await self._backend.list_models()
+
+
+class _DryRun:
+    """An executor that runs nothing: the check only looks at the call."""
+
+    def is_read_only(self, call: ToolCall) -> bool:
+        return True
+
+    def is_device_command(self, call: ToolCall) -> bool:
+        return False
+
+    def validates_arguments(self, call: ToolCall) -> bool:
+        return False
+
+    async def run(self, call: ToolCall) -> ToolOutcome:
+        return ToolOutcome({"checked": True})
+
+
+async def _first_hop(
+    backend: ModelBackend,
+    settings: LoopSettings,
     system: str,
     question: str,
-    *,
-    model: str,
-    choice: FormatChoice,
     tool: dict[str, Any],
-    max_tokens: int,
-    timeout: float,
-) -> CompletionRequest:
-    """One unstreamed question; in text mode the dialect's prompt lists the tool."""
-    if choice.text_mode:
-        system += "\n\n" + choice.dialect.system_prompt(Catalog.from_openai([tool]))
-    return CompletionRequest(
-        model=model,
-        messages=[
-            {"role": "system", "content": system},
-            {"role": "user", "content": question},
-        ],
-        tools=[tool] if choice.send_tools else None,
-        max_tokens=max_tokens,
-        stream=False,
-        timeout=timeout,
+) -> _Hop:
+    """Run the agent's loop for one hop (raises BackendError or _Refused)."""
+    watched = _Watched(backend)
+    loop = ToolLoop(watched, _DryRun(), settings)
+    messages: list[Any] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": question},
+    ]
+    spoken: list[str] = []
+    calls: list[ToolCall] = []
+    dialect: str | None = None
+    async with contextlib.aclosing(loop.run(messages, [tool])) as events:
+        async for event in events:
+            if isinstance(event, HopStart) and event.index:
+                break  # the second request is never sent
+            if isinstance(event, TextOut):
+                spoken.append(event.text)
+            elif isinstance(event, CallsOut):
+                dialect = event.dialect
+            elif isinstance(event, ResultOut) and not event.refused:
+                calls.append(event.call)
+    return _Hop(
+        spoken="".join(spoken),
+        calls=tuple(calls),
+        dialect=dialect,
+        native=watched.native,
+        cut_off=watched.finish == "length",
+        constrained=watched.constrained,
     )
-
-
-async def _reply(
-    backend: ModelBackend, request: CompletionRequest
-) -> tuple[str, list[dict[str, Any]]]:
-    """One whole reply: its text and its structured calls (raises BackendError)."""
-    accumulator = ToolCallAccumulator()
-    text: list[str] = []
-    async with asyncio.timeout(request.timeout):
-        async with contextlib.aclosing(backend.complete(request)) as deltas:
-            async for delta in deltas:
-                if isinstance(delta, TextDelta):
-                    text.append(delta.text)
-                elif isinstance(delta, ToolCallDelta):
-                    accumulator.add(delta)
-    return "".join(text), accumulator.calls()
-
-
-def _quiet(_message: str) -> None:
-    """The probe has no one to warn."""

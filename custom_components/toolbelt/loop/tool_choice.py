@@ -66,8 +66,12 @@ def plan(
     catalog: Catalog,
     key: str,
     dialect: str = DEFAULT_FRAME,
+    opened_reasoning: bool = False,
 ) -> HopConstraint | None:
-    """The constraint for ``shape`` in the first honoured kind that fits the mode."""
+    """The constraint for ``shape`` in the first honoured kind that fits the mode.
+
+    ``opened_reasoning``: the model's template opens its reasoning block.
+    """
     kind_shape, name = shape
     if not text_mode:
         # Native calls are structured already: only forcing one needs a field.
@@ -79,7 +83,14 @@ def plan(
         dialect = DEFAULT_FRAME
     if "grammar" in kinds:
         frame = frame_name(dialect)
-        grammar = gbnf(catalog, kind_shape, name, key=key, frame=frame)
+        grammar = gbnf(
+            catalog,
+            kind_shape,
+            name,
+            key=key,
+            frame=frame,
+            opened_reasoning=opened_reasoning,
+        )
         return HopConstraint("grammar", kind_shape, grammar=grammar, frame=frame)
     if "json_schema" in kinds:
         schema = json_schema(catalog, kind_shape, name, key=key)

@@ -9,7 +9,7 @@ caps and guards -> executor -> results appended -> next hop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 import contextlib
 from dataclasses import dataclass, replace
 import logging
@@ -30,6 +30,7 @@ from ..backend.errors import (
     BackendBusyError,
     BackendContextOverflowError,
     BackendError,
+    BackendToolParseError,
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
 from ..toolcalls.calls import new_call_id
@@ -146,7 +147,7 @@ class ToolLoop:
         *,
         guidance: str = "",
         answer_format: dict[str, Any] | None = None,
-    ) -> AsyncIterator[LoopEvent]:
+    ) -> AsyncGenerator[LoopEvent]:
         """Yield events until the model gives an answer (or the caps end the turn).
 
         ``messages`` are OpenAI chat messages with the system prompt first, and
@@ -199,15 +200,28 @@ class ToolLoop:
             hop: _Hop | None = None
             recovered: set[type[BackendError]] = set()
             dropped = False
+            said = ""  # streamed by an attempt that failed, never said twice
             while hop is None:
                 try:
                     reader = _reader(choice, request, constraint)
                     unwrap = not own_format
-                    async for event in self._ask(request, catalog, reader, unwrap):
+                    async for event in self._ask(
+                        request, catalog, reader, unwrap, said=said
+                    ):
                         if isinstance(event, _Hop):
                             hop = event
                         else:
+                            if isinstance(event, TextOut):
+                                said += event.text
                             yield event
+                except BackendToolParseError as err:
+                    # The server's own tool parser lost the reply: ask for the
+                    # raw text (same prompt, cached) and read the call ourselves.
+                    if request.raw_text:
+                        raise
+                    _LOGGER.info("Reading the model's call ourselves: %s", err)
+                    request.raw_text = True
+                    continue
                 except BackendBusyError as err:
                     # A busy server is not a broken one: wait as long as it asks,
                     # once, if that fits in the request timeout.
@@ -277,7 +291,12 @@ class ToolLoop:
 
             cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             content = hop.parse.content.strip()
-            yield CallsOut((*calls, *rejected), raw=cut, content=content)
+            yield CallsOut(
+                (*calls, *rejected),
+                raw=cut,
+                content=content,
+                dialect=hop.parse.dialect,
+            )
             outcomes = [o async for o in self._run_calls(calls, catalog, budget)]
             for call, item in zip(rejected, hop.parse.rejected, strict=True):
                 _LOGGER.debug("Refused call markup: %s", item.reason)
@@ -324,6 +343,8 @@ class ToolLoop:
         catalog: Catalog,
         choice: FormatChoice,
         unwrap: bool = True,
+        *,
+        said: str = "",
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means.
 
@@ -331,6 +352,8 @@ class ToolLoop:
         nothing shows until its closer, unless the server already split the
         reasoning off (it came as reasoning deltas before any text). A
         JSON-schema reply is JSON until its end: nothing in it can stream.
+        ``said``: what a failed attempt at this reply already streamed; the
+        same words are not streamed again.
         """
         opened = opens_reasoning_in_template(self._settings.model)
         detector: StreamDetector | _HoldAll | None = (
@@ -350,7 +373,8 @@ class ToolLoop:
                         )
                     if safe := detector.feed(delta.text):
                         streamed.append(safe)
-                        yield TextOut(safe)
+                        if new := _unsaid(said, streamed, safe):
+                            yield TextOut(new)
                 elif isinstance(delta, ReasoningDelta):
                     opened = False  # the server parses reasoning itself
                     yield ReasoningOut(delta.text)
@@ -367,7 +391,8 @@ class ToolLoop:
         tail = "" if parse.calls or detector is None else detector.finish()
         if tail and parse.content.startswith("".join(streamed) + tail):
             streamed.append(tail)
-            yield TextOut(tail)
+            if new := _unsaid(said, streamed, tail):
+                yield TextOut(new)
         yield _Hop(text=text, parse=parse, streamed="".join(streamed))
 
     # -- constraints ---------------------------------------------------------------
@@ -394,6 +419,7 @@ class ToolLoop:
             catalog=catalog,
             key=key,
             dialect=choice.dialect.name,
+            opened_reasoning=opens_reasoning_in_template(settings.model),
         )
 
     def _constraint_rejected(self, kind: str) -> None:
@@ -589,6 +615,22 @@ def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None
             slot.set_result(task.result())
 
     return copy
+
+
+def _unsaid(said: str, streamed: list[str], piece: str) -> str:
+    """The part of ``piece`` (the last of ``streamed``) not in ``said`` yet.
+
+    A retried reply that repeats what a failed attempt streamed stays silent
+    until it goes past it; one that says something else speaks (streamed text
+    cannot be taken back).
+    """
+    if not said:
+        return piece
+    before = len("".join(streamed)) - len(piece)
+    text = "".join(streamed)
+    if not said.startswith(text[: len(said)]):
+        return piece
+    return text[max(before, len(said)) :]
 
 
 def _unsent(content: str, streamed: str) -> str:

@@ -16,8 +16,9 @@ What the model then writes is what the agent's dialect reads:
   so the constraint matches the format the system prompt describes; other
   dialects get the hermes frame and are read as hermes. An answer is prose
   that cannot open like a call. A reasoning model may first think: an optional
-  ``<think>…</think>`` block, or reasoning closed by a lone ``</think>`` when
-  the chat template opened it, comes before the call or answer;
+  ``<think>…</think>`` block, or (only when the chat template opened it,
+  ``opened_reasoning``) reasoning closed by a lone ``</think>``, comes before
+  the call or answer. Any other model's chat cannot pass as reasoning;
 - under a JSON schema, which cannot express free text or wrappers, a call is
   the bare object ``{"name": "...", "arguments": {...}}`` that every JSON
   dialect reads, and an answer is ``{"answer": "..."}`` (``unwrap_answer``
@@ -127,19 +128,25 @@ def gbnf(
     *,
     key: str | None = None,
     frame: str = DEFAULT_FRAME,
+    opened_reasoning: bool = False,
 ) -> str:
-    """The reply's GBNF grammar (llama.cpp syntax; cached), in ``frame``'s format."""
+    """The reply's GBNF grammar (llama.cpp syntax; cached), in ``frame``'s format.
+
+    ``opened_reasoning``: the chat template opens the reasoning block, so the
+    reply may start with reasoning closed by a lone ``</think>``.
+    """
     if frame not in FRAMES:
         raise ConstraintError(
             f"no grammar frame {frame!r} (known: {', '.join(FRAMES)})"
         )
+    think = _OPENED_THINK if opened_reasoning else _THINK
     return _cached(
-        "gbnf:" + frame,
+        f"gbnf:{frame}:{opened_reasoning}",
         catalog,
         shape,
         name,
         key,
-        lambda c, n, s: _build_gbnf(c, n, s, FRAMES[frame]),
+        lambda c, n, s: _build_gbnf(c, n, s, FRAMES[frame], think),
     )
 
 
@@ -320,13 +327,14 @@ class _Grammar:
 # ReAct: an optional thought line, then the action; its answer is a Final Answer.
 _REACT_THOUGHT = '("Thought:" [^\\n]* "\\n")?'
 _REACT_INPUT = '"Action Input: "'
-# Reasoning before the reply: "<think>" (unless the template opened it), text
-# without "<", then "</think>". Optional, so other models are not affected.
-_THINK = '("<think>"? [^<]* "</think>" ws)?'
+# Reasoning before the reply: "<think>", text without "<", then "</think>";
+# without its opener when the template opened it. Optional either way.
+_THINK = '("<think>" [^<]* "</think>" ws)?'
+_OPENED_THINK = '("<think>"? [^<]* "</think>" ws)?'
 
 
 def _build_gbnf(
-    catalog: Catalog, names: tuple[str, ...], shape: Shape, frame: Frame
+    catalog: Catalog, names: tuple[str, ...], shape: Shape, frame: Frame, think: str
 ) -> str:
     grammar = _Grammar()
     # One shared opening for every call: llguidance's lexer (inside llama.cpp)
@@ -343,7 +351,7 @@ def _build_gbnf(
         avoid = "".join("\\" + c if c in "[]^\\" else c for c in frame.answer_not)
         answer = f"[^{avoid}] [^\\x00]*"
     body = f"({call} | {answer})" if shape is Shape.ANSWER_OR_CALL else f"({call})"
-    lines = [f"root ::= {_THINK} {body}"]
+    lines = [f"root ::= {think} {body}"]
     lines += [f"{name} ::= {body}" for name, body in grammar.rules.items()]
     lines += [f"{name} ::= {body}" for name, body in _BASE_RULES.items()]
     return "\n".join(lines) + "\n"
