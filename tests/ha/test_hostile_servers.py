@@ -13,7 +13,6 @@ from datetime import timedelta
 import json
 import time
 
-from homeassistant import config_entries
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.util import dt as dt_util
@@ -43,6 +42,7 @@ from tests.ha.conftest import (
     speech,
     streamed_text,
 )
+from tests.ha.test_config_flow import _start, _through_check
 from tests.ha.test_errors_and_lifecycle import assert_spoken_error
 from tests.openai_server import OpenAIServer, Pause, Wire
 
@@ -73,18 +73,12 @@ async def test_a_model_id_no_file_can_hold_is_not_offered_and_every_save_works(
 ) -> None:
     """A listed id with a lone surrogate never reaches the entry: HA keeps saving."""
     server: OpenAIServer = await openai_server_factory(models=[LONE, "good-model"])
-    result = await hass.config_entries.flow.async_init(
-        DOMAIN, context={"source": config_entries.SOURCE_USER}
-    )
-    result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_SERVER_KIND: "llamacpp"}
-    )
+    result = await _start(hass, "llamacpp")
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: ""}
     )
     await hass.async_block_till_done()
-    result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
-    await hass.async_block_till_done()
+    result = await _through_check(hass, result)
     assert result["type"] is FlowResultType.CREATE_ENTRY
     agent = next(iter(result["result"].subentries.values()))
     assert agent.data[CONF_MODEL] == "good-model"

@@ -65,9 +65,10 @@ MAX_REPLY_CHARS = 256_000
 MAX_EVENT_CHARS = 2 * 1024 * 1024
 # A body read whole: a reply asked for without streaming, the model list.
 MAX_BODY_BYTES = 4 * 1024 * 1024
-# The model list: ids kept, and the longest id kept.
+# The model list: ids kept, and the longest id kept (llama-server lists the
+# model file's path).
 MAX_MODELS = 1000
-MAX_MODEL_ID_CHARS = 256
+MAX_MODEL_ID_CHARS = 1024
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 # Alternatives read per token, whatever a server sends (we ask for at most 20).
 _MAX_TOP_LOGPROBS = 32
