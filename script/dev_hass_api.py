@@ -15,7 +15,6 @@ from typing import Any
 
 import aiohttp
 
-CLIENT_ID = "http://localhost:8123/"
 REQUEST_TIMEOUT = aiohttp.ClientTimeout(total=60)
 
 
@@ -29,6 +28,8 @@ class HassApi:
     def __init__(self, session: aiohttp.ClientSession, base_url: str) -> None:
         self._session = session
         self.base_url = base_url.rstrip("/")
+        # HA's login wants a client id on the address it serves (IndieAuth).
+        self.client_id = f"{self.base_url}/"
         self.token: str | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._ids = itertools.count(1)
@@ -107,7 +108,7 @@ class HassApi:
             "/api/onboarding/users",
             auth=False,
             json={
-                "client_id": CLIENT_ID,
+                "client_id": self.client_id,
                 "name": name,
                 "username": username,
                 "password": password,
@@ -123,16 +124,20 @@ class HassApi:
             "/auth/login_flow",
             auth=False,
             json={
-                "client_id": CLIENT_ID,
+                "client_id": self.client_id,
                 "handler": ["homeassistant", None],
-                "redirect_uri": f"{CLIENT_ID}?auth_callback=1",
+                "redirect_uri": f"{self.client_id}?auth_callback=1",
             },
         )
         result = await self._json(
             "POST",
             f"/auth/login_flow/{flow['flow_id']}",
             auth=False,
-            json={"client_id": CLIENT_ID, "username": username, "password": password},
+            json={
+                "client_id": self.client_id,
+                "username": username,
+                "password": password,
+            },
         )
         if result.get("type") != "create_entry":
             raise HassApiError(f"login as {username!r} failed: {result.get('errors')}")
@@ -144,7 +149,7 @@ class HassApi:
             data={
                 "grant_type": "authorization_code",
                 "code": code,
-                "client_id": CLIENT_ID,
+                "client_id": self.client_id,
             },
             timeout=REQUEST_TIMEOUT,
         ) as resp:

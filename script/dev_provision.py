@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -23,7 +24,15 @@ from dev_hass_api import HassApi, HassApiError
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-URL = "http://localhost:8123"
+DEFAULT_DEV_PORT = 8123
+
+
+def dev_port() -> int:
+    """HA's port: TOOLBELT_DEV_PORT, else 8123 (see _set_http_port)."""
+    return int(os.environ.get("TOOLBELT_DEV_PORT") or DEFAULT_DEV_PORT)
+
+
+URL = f"http://localhost:{dev_port()}"
 RUNNING_TIMEOUT = 600
 
 
@@ -48,6 +57,7 @@ DEMO_ENTITY_AREAS = {
     ("template", "toolbelt_demo_front_door_lock"): "Hallway",
 }
 DEMO_DEVICES_FILE = "demo_devices.yaml"
+DEV_HTTP_FILE = "dev_http.yaml"
 
 
 # ---- before HA starts --------------------------------------------------------
@@ -83,7 +93,35 @@ def prepare_config_dir(config_dir: Path) -> list[str]:
 
     if _seed_onboarding(config_dir):
         done.append("marked onboarding's location/analytics/integration steps done")
+    done += _set_http_port(config_dir, dev_port())
     return done
+
+
+def _set_http_port(config_dir: Path, port: int) -> list[str]:
+    """Serve HA on ``port``, wherever this HA keeps its HTTP settings.
+
+    HA 2026.10+ keeps them in .storage/http, created on the first start with
+    the SETUP_PORT default (hass_env sets it); a port changed later is written
+    there. Older HAs read ``http:`` from YAML, here the dev_http.yaml package.
+    """
+    package = config_dir / DEV_HTTP_FILE
+    if importlib.util.find_spec("homeassistant.components.http.config") is None:
+        package.write_text(f"http:\n  server_port: {port}\n")
+        return []
+    package.write_text("{}\n")  # YAML http settings would raise a repair issue
+    store = config_dir / ".storage" / "http"
+    if not store.exists():
+        return []
+    stored = json.loads(store.read_text())
+    slots = [
+        c for c in (stored["data"].get("stable"), stored["data"].get("pending")) if c
+    ]
+    if all(c.get("server_port") == port for c in slots):
+        return []
+    for config in slots:
+        config["server_port"] = port
+    store.write_text(json.dumps(stored, indent=2))
+    return [f"set HA's port to {port} in {store}"]
 
 
 def _seed_onboarding(config_dir: Path) -> bool:

@@ -7,15 +7,20 @@ entities, their areas and Assist exposure, has HA's built-in agent control
 each device through /api/conversation/process, then sends Ctrl-C (SIGINT to
 the process group, as a terminal does) and checks no process is left.
 
-With --stub-server it also starts a tiny OpenAI-compatible server on
-127.0.0.1, points TOOLBELT_BASE_URL at it, and checks that Toolbelt was added,
-is the Assist agent, and answers a conversation.
+With --stub-server, script/develop also starts the stub model server
+(dev_stub_server.py, TOOLBELT_STUB_SERVER=1) and adds Toolbelt on it; this
+checks that Toolbelt is the Assist agent and answers, adds one agent per stub
+model through the agent flow (the check names the model and gives its
+verdict), and has each model that calls tools switch a demo device.
+
+Every start's home-assistant.log must be free of the libturbojpeg error.
 
 On the first start it then opens the UI in headless Chromium (dev_browser.py):
 login, the overview with the demo home, Settings > Devices & services, and the
 Assist dialog answering; it prints the screenshots' paths. --no-browser skips it.
 
-Needs port 8123 free. Prints the measured start times; exits 1 on failure.
+Needs HA's port free (TOOLBELT_DEV_PORT, default 8123). Prints the measured
+start times; exits 1 on failure.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 from pathlib import Path
 import re
@@ -36,16 +40,15 @@ import tempfile
 import time
 
 import aiohttp
-from aiohttp import web
 from dev_browser import FORM_SHOTS, BrowserCheckFailed, check_ui
 from dev_hass_api import HassApi
 from dev_instance import READY_MARKER
-from dev_provision import DEMO_DEVICES_FILE, DEMO_ENTITY_AREAS, REPO
+from dev_provision import DEMO_DEVICES_FILE, DEMO_ENTITY_AREAS, REPO, dev_port
+from dev_stub_server import GREETING, MODELS
 import psutil
 
 READY_TIMEOUT = 1500
 STOP_TIMEOUT = 150
-STUB_REPLY = "Hello from the stub model server."
 
 # (sentence, entity, service call that first sets the opposite state, expected)
 CONVERSATIONS = [
@@ -262,6 +265,7 @@ async def check_toolbelt(api: HassApi, banner: str) -> None:
         len(entries) == 1 and entries[0]["state"] == "loaded",
         f"Toolbelt entry loaded ({line})",
     )
+    entry_id = entries[0]["entry_id"]
     listing = await api.ws("assist_pipeline/pipeline/list")
     pipeline = next(
         p for p in listing["pipelines"] if p["id"] == listing["preferred_pipeline"]
@@ -275,67 +279,105 @@ async def check_toolbelt(api: HassApi, banner: str) -> None:
         {"text": "hello", "language": "en", "agent_id": agent},
     )
     speech = answer["response"]["speech"]["plain"]["speech"]
-    expect(STUB_REPLY in speech, f"Toolbelt answers through Assist: {speech!r}")
+    expect(GREETING in speech, f"Toolbelt answers through Assist: {speech!r}")
 
-
-# ---- a stub model server -----------------------------------------------------
-
-
-async def start_stub_server() -> tuple[web.AppRunner, str]:
-    """Just enough of the OpenAI API for Toolbelt's flow and one plain answer."""
-
-    async def models(_: web.Request) -> web.Response:
-        return web.json_response(
-            {
-                "object": "list",
-                "data": [{"id": "stub-model", "object": "model", "owned_by": "dev"}],
-            }
+    agents = {"stub-hermes": agent}  # the entry's first agent (TOOLBELT_MODEL)
+    for model in MODELS:
+        if model not in agents:
+            agents[model] = await add_stub_agent(api, entry_id, model)
+    sentence, entity_id, (domain, service, data), ok = CONVERSATIONS[0]
+    for model, agent_id in agents.items():
+        if model == "stub-chat":
+            continue  # it never calls a tool: its check said so
+        await api.post(
+            f"/api/services/{domain}/{service}", {"entity_id": entity_id, **data}
+        )
+        answer = await api.post(
+            "/api/conversation/process",
+            {"text": sentence, "language": "en", "agent_id": agent_id},
+        )
+        speech = answer["response"]["speech"]["plain"]["speech"]
+        after = await api.get(f"/api/states/{entity_id}")
+        expect(
+            ok(after),
+            f"{model} through Toolbelt: {sentence!r} -> {speech!r}, "
+            f"{entity_id} is {after['state']}",
         )
 
-    async def chat(request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        chunk = {
-            "id": "chatcmpl-stub",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": body.get("model", "stub-model"),
-        }
-        if not body.get("stream"):
-            return web.json_response(
-                {
-                    **chunk,
-                    "object": "chat.completion",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": STUB_REPLY},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                }
-            )
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await resp.prepare(request)
-        for delta, finish in (
-            ({"role": "assistant", "content": STUB_REPLY}, None),
-            ({}, "stop"),
-        ):
-            choice = {"index": 0, "delta": delta, "finish_reason": finish}
-            await resp.write(
-                f"data: {json.dumps({**chunk, 'choices': [choice]})}\n\n".encode()
-            )
-        await resp.write(b"data: [DONE]\n\n")
-        return resp
 
-    app = web.Application()
-    app.router.add_get("/v1/models", models)
-    app.router.add_post("/v1/chat/completions", chat)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    await web.SockSite(runner, sock).start()
-    return runner, f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+# The check's verdict for each stub model, as the agent flow words it.
+VERDICTS = {
+    "stub-hermes": "Text tool calls",
+    "stub-react": "Text tool calls",
+    "stub-native": "Native tool calls",
+    "stub-chat": "No tool call",
+}
+
+
+async def add_stub_agent(api: HassApi, entry_id: str, model: str) -> str:
+    """Add an agent on ``model`` through the agent flow, as a person would.
+
+    On a restart the agent is there already (named after its model).
+    """
+    if agent := await _agent_named(api, entry_id, model, tries=1):
+        return agent
+    base = "/api/config/config_entries/subentries/flow"
+    step = await api.post(base, {"handler": [entry_id, "conversation"]})
+    step = await api.post(
+        f"{base}/{step['flow_id']}",
+        {"model": model, "tool_format": "auto", "llm_hass_api": ["assist"]},
+    )
+    expect(step.get("step_id") == "check", f"the agent flow checks {model}")
+    placeholders = step.get("description_placeholders") or {}
+    said = " ".join(str(v) for v in placeholders.values())
+    expect(
+        model in said and VERDICTS[model] in said,
+        f"the check names {model} and says {VERDICTS[model]!r}: {said!r}",
+    )
+    step = await api.post(f"{base}/{step['flow_id']}", {})
+    if step.get("type") != "create_entry":
+        raise CheckFailed(f"agent {model} not added: {step}")
+    say(f"ok: agent {step['title']!r} added")
+    # Named after its model (the suggested name follows the model).
+    if agent := await _agent_named(api, entry_id, model, tries=30):
+        return agent
+    raise CheckFailed(f"no conversation entity for the {model} agent")
+
+
+async def _agent_named(
+    api: HassApi, entry_id: str, title: str, tries: int
+) -> str | None:
+    """The conversation entity of the agent titled ``title``, once it is loaded."""
+    for _ in range(tries):  # the entry reloads with a new agent
+        subentries = await api.ws("config_entries/subentries/list", entry_id=entry_id)
+        ids = {s["subentry_id"] for s in subentries if s["title"] == title}
+        for entity in await api.ws("config/entity_registry/list"):
+            if entity.get("config_subentry_id") in ids and (
+                entity["entity_id"].startswith("conversation.")
+            ):
+                return entity["entity_id"]
+        if tries > 1:
+            await asyncio.sleep(1)
+    return None
+
+
+def check_log(config_dir: Path) -> None:
+    """HA's log so far: no libturbojpeg traceback (script/libturbojpeg), and no
+    blocking call in Toolbelt's code (the model server's first request included)."""
+    log = (config_dir / "home-assistant.log").read_text(errors="replace")
+    expect(
+        "Error loading libturbojpeg" not in log,
+        "home-assistant.log has no 'Error loading libturbojpeg'",
+    )
+    blocking = [
+        line
+        for line in log.splitlines()
+        if "Detected blocking call" in line and "toolbelt" in line
+    ]
+    expect(
+        not blocking,
+        f"home-assistant.log has no blocking call of Toolbelt's {blocking}",
+    )
 
 
 # ---- main --------------------------------------------------------------------
@@ -366,18 +408,20 @@ async def one_run(
             await api.login(user, password)
             expect(True, f"logged in as {user!r} at {url}")
             try:
+                check_log(config_dir)
                 await check_instance(api, banner, stub)
             finally:
                 await api.close()
         if shots is not None:
             try:
+                stub_line = re.search(r"Stub:\s+model server at (\S+)", banner)
                 taken = await check_ui(
                     url,
                     user,
                     password,
                     shots,
-                    toolbelt=stub,
-                    assist_says=STUB_REPLY if stub else "Turned on the light",
+                    stub_url=stub_line.group(1) if stub and stub_line else None,
+                    assist_says=GREETING if stub else "Turned on the light",
                     say=say,
                 )
             except BrowserCheckFailed as err:
@@ -391,6 +435,7 @@ async def one_run(
                         target = REPO / "docs" / f"setup_{name}.png"
                         shutil.copy(path, target)
                         say(f"docs: {target.relative_to(REPO)}")
+        check_log(config_dir)
         stopped = await run.ctrl_c()
         say(f"{name}: stopped {stopped:.1f} s after Ctrl-C")
     except BaseException:
@@ -422,8 +467,9 @@ async def main() -> int:
     )
     args = parser.parse_args()
 
-    if port_in_use(8123):
-        say("port 8123 is in use: stop the running Home Assistant first")
+    port = dev_port()
+    if port_in_use(port):
+        say(f"port {port} is in use: stop the running Home Assistant first")
         return 1
     workdir = Path(tempfile.mkdtemp(prefix="toolbelt_develop_check_"))
     config_dir = args.config.resolve() if args.config else workdir / "config"
@@ -433,15 +479,19 @@ async def main() -> int:
             shutil.copy(REPO / "config" / name, config_dir / name)
 
     env = dict(os.environ)
-    runner = None
     if args.stub_server:
-        runner, base_url = await start_stub_server()
+        # script/develop starts the stub on a port no other instance uses.
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            stub_port = sock.getsockname()[1]
         env.update(
-            TOOLBELT_BASE_URL=base_url,
-            TOOLBELT_SERVER_KIND="other",
-            TOOLBELT_MODEL="stub-model",
+            TOOLBELT_STUB_SERVER="1",
+            TOOLBELT_STUB_PORT=str(stub_port),
+            # The stub takes any key; stored, Reconfigure must not show it.
+            TOOLBELT_API_KEY="sk-dev-stub-key",
         )
-        say(f"stub model server at {base_url}")
+        for name in ("TOOLBELT_BASE_URL", "TOOLBELT_MODEL", "TOOLBELT_SERVER_KIND"):
+            env.pop(name, None)
     try:
         shots = (
             None
@@ -460,9 +510,6 @@ async def main() -> int:
     except CheckFailed as err:
         say(f"FAILED: {err} (files kept in {workdir})")
         return 1
-    finally:
-        if runner is not None:
-            await runner.cleanup()
     say(
         f"PASSED. first start: ready in {first[0]:.0f} s, stop {first[1]:.1f} s; "
         f"restart: ready in {again[0]:.0f} s, stop {again[1]:.1f} s"

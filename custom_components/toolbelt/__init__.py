@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from .entry import ToolbeltConfigEntry
 
-__all__ = ["DOMAIN", "async_setup_entry", "async_unload_entry"]
+__all__ = ["DOMAIN", "async_remove_entry", "async_setup_entry", "async_unload_entry"]
 
 
 async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
@@ -32,3 +32,10 @@ async def async_unload_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) ->
     from .entry import async_unload_entry as unload_entry
 
     return await unload_entry(hass, entry)
+
+
+async def async_remove_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> None:
+    """Toolbelt removed: what it kept in memory for diagnostics goes too."""
+    from .tools.api import async_drop_traces
+
+    async_drop_traces(hass)

@@ -41,13 +41,13 @@ class AgentCheck:
     text_mode: bool
 
 
-async def async_probe_tool(
+async def _async_agent_api(
     hass: HomeAssistant, options: dict[str, Any]
-) -> dict[str, Any]:
-    """The agent's turn-on tool as OpenAI sees it, else ``PROBE_TOOL``."""
+) -> llm.APIInstance | None:
+    """The agent's LLM APIs as a turn gets them; None without any."""
     apis = options.get(CONF_LLM_HASS_API) or []
     if not apis:
-        return PROBE_TOOL
+        return None
     context = llm.LLMContext(
         platform=DOMAIN,
         context=Context(),
@@ -56,17 +56,30 @@ async def async_probe_tool(
         device_id=None,
     )
     try:
-        api = await llm.async_get_api(hass, apis, context)
+        return await llm.async_get_api(hass, apis, context)
     except HomeAssistantError:
-        return PROBE_TOOL
-    tools = api.tools
+        return None
+
+
+async def async_probe_tool(
+    hass: HomeAssistant, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The agent's turn-on tool as OpenAI sees it, else ``PROBE_TOOL``."""
+    api = await _async_agent_api(hass, options)
+    tools = api.tools if api else []
     chosen = next(
         (t for t in tools if plain_name(t.name) == "HassTurnOn"),
         tools[0] if tools else None,
     )
-    if chosen is None:
+    if api is None or chosen is None:
         return PROBE_TOOL
     return compat.tool_to_openai(chosen, api.custom_serializer)
+
+
+async def async_tool_names(hass: HomeAssistant, options: dict[str, Any]) -> list[str]:
+    """The agent's tools by their plain names, for the tool choice list."""
+    api = await _async_agent_api(hass, options)
+    return sorted({plain_name(t.name) for t in api.tools}) if api else []
 
 
 async def async_check_agent(

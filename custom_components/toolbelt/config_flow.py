@@ -33,10 +33,11 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.helpers.typing import UNDEFINED
 import voluptuous as vol
 
 from . import compat
-from .agent_check import AgentCheck, async_check_agent
+from .agent_check import AgentCheck, async_check_agent, async_tool_names
 from .backend.errors import (
     BackendAuthError,
     BackendConnectionError,
@@ -49,9 +50,11 @@ from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_CHECK_AGAIN,
     CONF_CONSTRAINTS,
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
+    CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -67,12 +70,14 @@ from .const import (
     CONNECT_TIMEOUT,
     DEFAULT_AGENT_NAME,
     DEFAULT_AI_TASK_NAME,
+    DEFAULT_LARGE_HOME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOOL_CHOICE,
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
+    LARGE_HOME_MODES,
     LOGGER,
     MAX_DEVICE_COMMANDS_PER_TURN,
     MAX_TOOL_CALLS_PER_TURN,
@@ -158,6 +163,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         self._data: dict[str, Any] = {}
         self._title = ""
         self._agent: dict[str, Any] = {}
+        self._models: list[str] = []
         self._usable: tuple[str, ...] = ()
 
     async def async_step_user(
@@ -229,18 +235,38 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     user_input.get(CONF_NAME), data, suggested_title
                 )
                 self._agent = default_agent_options(models)
-                return await self.async_step_check()
+                self._models = models
+                return await self.async_step_agent()
         suggested = user_input or {
             CONF_BASE_URL: kind.default_base_url,
             CONF_NAME: suggested_title,
         }
         return self._connection_form("connect", suggested, errors, kind.spoken)
 
+    async def async_step_agent(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """The model and tool-call format of the agent created with the server."""
+        if user_input is not None:
+            self._agent.update(_checked(user_input))
+            return await self.async_step_check()
+        return self.async_show_form(
+            step_id="agent",
+            data_schema=self.add_suggested_values_to_schema(
+                _model_schema(self._models), self._agent
+            ),
+            description_placeholders={"server": self._title},
+        )
+
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """The capability check for the agent created with the server."""
-        if user_input is not None:
+        """The capability check for the agent created with the server.
+
+        Its form shows the model and format checked: changed, they are checked
+        again; submitted as they are, the entry is created.
+        """
+        if user_input is not None and not _changes_check(user_input, self._agent):
             self._agent.update(_choices(user_input, self._usable))
             return self.async_create_entry(
                 title=self._title,
@@ -271,12 +297,15 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     },
                 ],
             )
+        if user_input is not None:
+            self._agent.update(_checked(user_input))
         backend = await async_create_backend(self.hass, self._data)
         check = await async_check_agent(
             self.hass, backend, get_server_kind(self._server_kind), self._agent
         )
         self._usable = check.constraints.honoured
-        return _show_check(self, check, self._agent)
+        tools = await async_tool_names(self.hass, self._agent)
+        return _show_check(self, check, self._agent, tools, self._models)
 
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
@@ -289,7 +318,9 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             data = {
                 **entry.data,
                 CONF_BASE_URL: normalize_url(url),
-                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip(),
+                # The stored key is never shown: an empty field keeps it.
+                CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip()
+                or entry.data.get(CONF_API_KEY, ""),
             }
             unique_id = server_unique_id(data[CONF_BASE_URL])
             await self.async_set_unique_id(unique_id)
@@ -306,7 +337,6 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     data=data,
                 )
         shown = user_input or {
-            **entry.data,
             CONF_BASE_URL: url_for_form(entry.data[CONF_BASE_URL]),
             CONF_NAME: entry.title,
         }
@@ -443,23 +473,34 @@ class _OneFormSubentryFlow(ConfigSubentryFlow):
         except (BackendError, TimeoutError):
             return runtime.models
 
-    def _async_save(self, title: str, options: dict[str, Any]) -> SubentryFlowResult:
-        """Create the subentry, or update the one being reconfigured."""
+    def _async_save(
+        self, title: str | None, options: dict[str, Any]
+    ) -> SubentryFlowResult:
+        """Create the subentry, or update the one being reconfigured.
+
+        A new title renames the subentry; its device follows on the reload.
+        """
         if self._is_new:
-            return self.async_create_entry(title=title, data=options)
+            return self.async_create_entry(title=title or "", data=options)
         return self.async_update_and_abort(
-            self._get_entry(), self._get_reconfigure_subentry(), data=options
+            self._get_entry(),
+            self._get_reconfigure_subentry(),
+            title=title or UNDEFINED,
+            data=options,
         )
 
 
 class AgentSubentryFlowHandler(_OneFormSubentryFlow):
-    """Add or reconfigure one agent: model, prompt, tools and limits."""
+    """Add or reconfigure one agent: name, model, prompt, tools and limits."""
 
     def __init__(self) -> None:
         """Nothing chosen yet."""
         super().__init__()
         self._options: dict[str, Any] = {}
         self._name = DEFAULT_AGENT_NAME
+        # The name the form suggested while it follows the model (as a server's
+        # name follows its host); None once it is the user's own.
+        self._following: str | None = None
         self._usable: tuple[str, ...] = ()
 
     async def async_step_init(
@@ -469,18 +510,33 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
         if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
         if user_input is not None:
-            if self._is_new:
-                self._name = user_input.pop(CONF_NAME, DEFAULT_AGENT_NAME)
+            typed = str(user_input.pop(CONF_NAME, "") or "").strip()
+            check_again = user_input.pop(CONF_CHECK_AGAIN, False)
             user_input[CONF_LLM_HASS_API] = valid_llm_apis(
                 self.hass, user_input.get(CONF_LLM_HASS_API)
             )
-            self._options = whole_numbers(user_input)
-            return await self.async_step_check()
+            stored = {} if self._is_new else self._get_reconfigure_subentry().data
+            # What the last check chose stays unless the check runs again.
+            kept = {k: stored[k] for k in CHECK_CHOICES if k in stored}
+            self._options = {**kept, **whole_numbers(user_input)}
+            self._name = self._name_for(typed, self._options.get(CONF_MODEL))
+            if self._is_new or check_again or _needs_check(self._options, stored):
+                return await self.async_step_check()
+            # Only options the check does not depend on changed (caps, instant
+            # confirmations, the prompt...): no requests to the server.
+            return self._async_save(self._name, self._options)
 
         if self._is_new:
             options = default_agent_options(runtime.models)
+            name = self._free_name(options.get(CONF_MODEL))
+            self._following = name
         else:
-            options = dict(self._get_reconfigure_subentry().data)
+            subentry = self._get_reconfigure_subentry()
+            options = dict(subentry.data)
+            name = subentry.title
+            follows = name == self._free_name(options.get(CONF_MODEL))
+            self._following = name if follows else None
+        self._name = name
         options[CONF_LLM_HASS_API] = valid_llm_apis(
             self.hass, options.get(CONF_LLM_HASS_API)
         )
@@ -492,30 +548,60 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
                 "conversation", DOMAIN, self._get_reconfigure_subentry().subentry_id
             )
         )
-        schema = _agent_schema(self.hass, models, is_new=self._is_new, own=own)
-        suggested = {CONF_NAME: self._free_name(options.get(CONF_MODEL)), **options}
+        schema = _agent_schema(self.hass, models, named=True, own=own)
+        if not self._is_new:
+            schema = schema.extend(
+                {vol.Optional(CONF_CHECK_AGAIN, default=False): BooleanSelector()}
+            )
         return self.async_show_form(
             step_id="init",
-            data_schema=self.add_suggested_values_to_schema(schema, suggested),
+            data_schema=self.add_suggested_values_to_schema(
+                schema, {CONF_NAME: name, **options}
+            ),
         )
 
     async def async_step_check(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
-        """Probe tool mode and constraints; offer the tool choices that work."""
-        if user_input is not None:
+        """Probe tool mode and constraints; offer the tool choices that work.
+
+        The form shows the model and format checked: changed, they are checked
+        again (an untouched name follows the model); unchanged, the agent is saved.
+        """
+        if user_input is not None and not _changes_check(user_input, self._options):
             self._options.update(_choices(user_input, self._usable))
             return self._async_save(self._name, self._options)
+        if user_input is not None:
+            self._options.update(_checked(user_input))
+            if self._following is not None:
+                self._name = self._name_for(
+                    self._following, self._options.get(CONF_MODEL)
+                )
         runtime = self._get_entry().runtime_data
         check = await async_check_agent(
             self.hass, runtime.backend, runtime.kind, self._options
         )
         self._usable = check.constraints.honoured
-        return _show_check(self, check, self._options)
+        tools = await async_tool_names(self.hass, self._options)
+        models = await self._async_models(runtime)
+        return _show_check(self, check, self._options, tools, models)
+
+    def _name_for(self, typed: str, model: str | None) -> str:
+        """The typed name; the model's while the suggestion was left as it was."""
+        if self._following is not None and typed in ("", self._following):
+            self._following = self._free_name(model)
+            return self._following
+        self._following = None
+        return typed or self._name
 
     def _free_name(self, model: str | None) -> str:
-        """A name no agent of this server has yet: the model's, else the default."""
-        taken = {sub.title for sub in self._get_entry().subentries.values()}
+        """A name no other agent of this server has: the model's, else the default."""
+        own = None if self._is_new else self._get_reconfigure_subentry().subentry_id
+        taken = {
+            sub.title
+            for sub_id, sub in self._get_entry().subentries.items()
+            if sub_id != own
+        }
         base = model or DEFAULT_AGENT_NAME
         name, number = base, 2
         while name in taken:
@@ -533,30 +619,117 @@ def _choices(user_input: dict[str, Any], usable: tuple[str, ...]) -> dict[str, A
     }
 
 
-def _show_check(flow: Any, check: AgentCheck, options: dict[str, Any]) -> Any:
-    """The check step's form, the same in the server and the agent flows."""
+# What the check depends on: changed, the agent is checked again.
+CHECKED_OPTIONS = (CONF_MODEL, CONF_TOOL_FORMAT)
+# What the check decides (the form's choices and the constraints found).
+CHECK_CHOICES = (CONF_TOOL_CHOICE, CONF_STRICT_CALLS, CONF_CONSTRAINTS)
+
+
+def _checked(user_input: dict[str, Any]) -> dict[str, Any]:
+    """The model and format from a form that shows them."""
+    return {key: user_input[key] for key in CHECKED_OPTIONS if key in user_input}
+
+
+def _changes_check(user_input: dict[str, Any], options: dict[str, Any]) -> bool:
+    """The check form came back with another model or format."""
+    return any(value != options.get(key) for key, value in _checked(user_input).items())
+
+
+def _needs_check(options: dict[str, Any], stored: Mapping[str, Any]) -> bool:
+    """A reconfigured agent needs the check: what it depends on changed.
+
+    The tools too: the check probes with the agent's own turn-on tool.
+    """
+    keys = (*CHECKED_OPTIONS, CONF_LLM_HASS_API)
+    return CONF_CONSTRAINTS not in stored or any(
+        options.get(key) != stored.get(key) for key in keys
+    )
+
+
+def _model_schema(models: list[str], *, required: bool = True) -> vol.Schema:
+    """The model (one the server lists, or typed) and the tool-call format.
+
+    Not required on the check's form: left out, they stay as checked.
+    """
+    field = vol.Required if required else vol.Optional
+    return vol.Schema(
+        {
+            field(CONF_MODEL): SelectSelector(
+                SelectSelectorConfig(
+                    options=models,
+                    custom_value=True,
+                    mode=SelectSelectorMode.DROPDOWN,
+                    sort=True,
+                )
+            ),
+            field(
+                CONF_TOOL_FORMAT,
+                **({"default": DEFAULT_TOOL_FORMAT} if required else {}),
+            ): SelectSelector(
+                SelectSelectorConfig(
+                    # auto and native first; labels (with the model families that
+                    # write each format) come from the translations.
+                    options=["auto", *dialect_names()],
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_TOOL_FORMAT,
+                )
+            ),
+        }
+    )
+
+
+def _show_check(
+    flow: Any,
+    check: AgentCheck,
+    options: dict[str, Any],
+    tools: list[str],
+    models: list[str],
+) -> Any:
+    """The check step's form, the same in the server and the agent flows.
+
+    It names the model checked and gives the verdict; the model and format
+    can be changed on it, which checks again.
+    """
+    choices = _choice_schema(
+        check.constraints.honoured,
+        text_mode=check.text_mode,
+        tools=tools,
+        current=options.get(CONF_TOOL_CHOICE),
+    )
     return flow.async_show_form(
         step_id="check",
         data_schema=flow.add_suggested_values_to_schema(
-            _choice_schema(check.constraints.honoured, text_mode=check.text_mode),
-            options,
+            _model_schema(models, required=False).extend(choices.schema), options
         ),
         description_placeholders={
+            "model": str(options.get(CONF_MODEL) or ""),
             "result": check.report.summary,
             "constraints": check.constraints.summary,
         },
     )
 
 
-def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:
-    """Tool choice only with an honoured constraint; strict calls only in text."""
+def _choice_schema(
+    usable: tuple[str, ...],
+    *,
+    text_mode: bool,
+    tools: list[str],
+    current: str | None = None,
+) -> vol.Schema:
+    """Tool choice only with an honoured constraint; strict calls only in text.
+
+    The policies are labelled by the translations; then one entry per tool of
+    the agent (its name), to force that tool on the first request.
+    """
     if not usable:
         return vol.Schema({})
+    names = [*POLICIES, *(t for t in tools if t not in POLICIES)]
+    if current and current not in names:
+        names.append(current)  # a tool the agent no longer has: keep it visible
     schema: dict[Any, Any] = {
         vol.Optional(CONF_TOOL_CHOICE, default=DEFAULT_TOOL_CHOICE): SelectSelector(
             SelectSelectorConfig(
-                options=list(POLICIES),
-                custom_value=True,
+                options=[SelectOptionDict(value=name, label=name) for name in names],
                 mode=SelectSelectorMode.DROPDOWN,
                 translation_key=CONF_TOOL_CHOICE,
             )
@@ -568,21 +741,15 @@ def _choice_schema(usable: tuple[str, ...], *, text_mode: bool) -> vol.Schema:
 
 
 def _agent_schema(
-    hass: HomeAssistant, models: list[str], *, is_new: bool, own: str | None = None
+    hass: HomeAssistant, models: list[str], *, named: bool, own: str | None = None
 ) -> vol.Schema:
     schema: dict[Any, Any] = {}
-    if is_new:
-        schema[vol.Required(CONF_NAME)] = str
+    if named:  # left empty, an agent is named after its model
+        schema[vol.Optional(CONF_NAME)] = str
+    model = _model_schema(models).schema
     schema.update(
         {
-            vol.Required(CONF_MODEL): SelectSelector(
-                SelectSelectorConfig(
-                    options=models,
-                    custom_value=True,
-                    mode=SelectSelectorMode.DROPDOWN,
-                    sort=True,
-                )
-            ),
+            **{k: v for k, v in model.items() if k == CONF_MODEL},
             vol.Optional(CONF_PROMPT): TemplateSelector(),
             vol.Optional(CONF_LLM_HASS_API): SelectSelector(
                 SelectSelectorConfig(
@@ -593,15 +760,7 @@ def _agent_schema(
                     multiple=True,
                 )
             ),
-            vol.Required(CONF_TOOL_FORMAT, default=DEFAULT_TOOL_FORMAT): SelectSelector(
-                SelectSelectorConfig(
-                    # auto and native first; labels (with the model families that
-                    # write each format) come from the translations.
-                    options=["auto", *dialect_names()],
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOL_FORMAT,
-                )
-            ),
+            **{k: v for k, v in model.items() if k == CONF_TOOL_FORMAT},
             vol.Optional(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
@@ -636,6 +795,13 @@ def _agent_schema(
                 NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
             ),
             vol.Optional(CONF_INSTANT_CONFIRMATIONS, default=False): BooleanSelector(),
+            vol.Optional(CONF_LARGE_HOME, default=DEFAULT_LARGE_HOME): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(LARGE_HOME_MODES),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_LARGE_HOME,
+                )
+            ),
             vol.Optional(CONF_HANDOFF_TARGETS, default=[]): EntitySelector(
                 EntitySelectorConfig(
                     domain="conversation",
@@ -662,7 +828,7 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
         if (runtime := self._runtime()) is None:
             return self.async_abort(reason="entry_not_loaded")
         if user_input is not None:
-            name = user_input.pop(CONF_NAME, DEFAULT_AI_TASK_NAME)
+            name = user_input.pop(CONF_NAME, None)  # only a new task has the field
             options = whole_numbers(user_input)
             kind = runtime.kind
             # A structured task goes without tools: a text-mode request holds
@@ -688,7 +854,7 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
             {
                 key: value
                 for key, value in _agent_schema(
-                    self.hass, models, is_new=False
+                    self.hass, models, named=False
                 ).schema.items()
                 if key in AI_TASK_OPTIONS
             }

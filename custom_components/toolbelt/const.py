@@ -28,10 +28,15 @@ CONF_MAX_DEVICE_COMMANDS = "max_device_commands"
 CONF_TOOL_CHOICE = "tool_choice"
 CONF_STRICT_CALLS = "strict_calls"
 CONF_CONSTRAINTS = "constraints"
+# Not stored: Reconfigure asks for the check although nothing it depends on changed.
+CONF_CHECK_AGAIN = "check_again"
 # A round of device commands that all worked ends the turn with HA's own words.
 CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
 CONF_HANDOFF_TARGETS = "handoff_targets"
+# Large home: auto, on or off (large_home.py: an index and find_devices).
+CONF_LARGE_HOME = "large_home"
+LARGE_HOME_MODES = ("auto", "on", "off")
 
 # AI Task subentry (an ai_task entity on the same server).
 SUBENTRY_AI_TASK = "ai_task_data"
@@ -40,6 +45,7 @@ DEFAULT_AI_TASK_NAME = "Toolbelt AI Task"
 DEFAULT_AGENT_NAME = "Toolbelt agent"
 DEFAULT_TOOL_FORMAT = "auto"
 DEFAULT_TOOL_CHOICE = "auto"
+DEFAULT_LARGE_HOME = "auto"
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -55,6 +61,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     CONF_REQUEST_TIMEOUT: DEFAULT_REQUEST_TIMEOUT,
     CONF_MAX_TOOL_CALLS: MAX_TOOL_CALLS_PER_TURN,
     CONF_MAX_DEVICE_COMMANDS: MAX_DEVICE_COMMANDS_PER_TURN,
+    CONF_LARGE_HOME: DEFAULT_LARGE_HOME,
 }
 
 # Listing models answers fast on every server; a slow answer means a sick server.

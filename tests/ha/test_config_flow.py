@@ -13,7 +13,7 @@ from homeassistant.components import ai_task
 from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import llm
+from homeassistant.helpers import device_registry as dr, entity_registry as er, llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -21,6 +21,7 @@ from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_CONSTRAINTS,
+    CONF_INSTANT_CONFIRMATIONS,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -34,6 +35,7 @@ from custom_components.toolbelt.const import (
     DOMAIN,
 )
 from custom_components.toolbelt.server_names import url_from_form
+from tests import icu_message
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_assist_api,
@@ -52,7 +54,12 @@ async def assist_name(hass: HomeAssistant, bare_name: str) -> str:
 
 
 async def _through_check(hass: HomeAssistant, result: dict) -> dict:
-    """The capability check shown for the server's first agent, accepted as is."""
+    """The first agent's model as suggested, then its check accepted as is."""
+    assert result["step_id"] == "agent", result
+    (model,) = [k for k in result["data_schema"].schema if k == CONF_MODEL]
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: model.description["suggested_value"]}
+    )
     assert result["step_id"] == "check", result
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
     await hass.async_block_till_done()
@@ -217,6 +224,43 @@ async def test_reconfigure_changes_url_and_key(
     assert new.all_requests[-1].authorization == "Bearer sk-new"
 
 
+async def _vllm_entry(
+    hass: HomeAssistant, server: OpenAIServer, api_key: str
+) -> MockConfigEntry:
+    """A loaded vLLM server entry that stores ``api_key``."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        unique_id=server.base_url,
+        data={
+            CONF_SERVER_KIND: "vllm",
+            CONF_BASE_URL: server.base_url,
+            CONF_API_KEY: api_key,
+        },
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    return entry
+
+
+async def test_reconfigure_never_shows_the_stored_key(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The key field starts empty (no eye icon can reveal it); empty keeps the key."""
+    server: OpenAIServer = await openai_server_factory(require_api_key="sk-secret")
+    entry = await _vllm_entry(hass, server, "sk-secret")
+    result = await entry.start_reconfigure_flow(hass)
+    (key,) = [k for k in result["data_schema"].schema if k == CONF_API_KEY]
+    assert not (key.description or {}).get("suggested_value")
+    assert "sk-secret" not in str(result)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: ""}
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.data[CONF_API_KEY] == "sk-secret"
+    await hass.async_block_till_done()
+    assert server.all_requests[-1].authorization == "Bearer sk-secret"
+
+
 async def test_a_name_typed_in_the_form_is_the_title(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
@@ -289,17 +333,7 @@ async def test_reauth_flow(
     hass: HomeAssistant, ha_ready, openai_server_factory
 ) -> None:
     server: OpenAIServer = await openai_server_factory(require_api_key="sk-old")
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        unique_id=server.base_url,
-        data={
-            CONF_SERVER_KIND: "vllm",
-            CONF_BASE_URL: server.base_url,
-            CONF_API_KEY: "sk-old",
-        },
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
+    entry = await _vllm_entry(hass, server, "sk-old")
     server.require_api_key = "sk-rotated"
     result = await entry.start_reauth_flow(hass)
     assert result["step_id"] == "reauth_confirm"
@@ -468,18 +502,73 @@ async def test_the_first_agent_gets_the_capability_check_with_real_tool_names(
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: openai_server.base_url}
     )
+    assert result["step_id"] == "agent"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "test-model"}
+    )
     assert result["step_id"] == "check"
     assert "Native tool calls" in result["description_placeholders"]["result"]
     probe = openai_server.requests[0]
     assert probe.tools[0]["function"]["name"] == turn_on
     assert probe.messages[-1]["content"] == "Turn on the kitchen light."
 
-    result = await _through_check(hass, result)
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {})
     assert result["type"] is FlowResultType.CREATE_ENTRY
     agent, _task = result["result"].subentries.values()
     assert agent.data[CONF_TOOL_CHOICE] == "auto"
     # No constraint was honoured by this test server: none is offered or stored.
     assert agent.data[CONF_CONSTRAINTS] == []
+
+
+async def test_adding_a_server_picks_the_model_and_can_go_back(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The first agent's model is chosen, named in the verdict, and a "No tool
+    call" verdict can be answered with another format or model on the same form."""
+    server: OpenAIServer = await openai_server_factory(models=["hermes-8b", "chat-3b"])
+    result = await _start(hass, "other")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: server.base_url}
+    )
+    assert result["step_id"] == "agent"
+    (model,) = [k for k in result["data_schema"].schema if k == CONF_MODEL]
+    assert model.description["suggested_value"] == "hermes-8b"
+    model_selector = result["data_schema"].schema[model].config
+    assert model_selector["options"] == ["hermes-8b", "chat-3b"]
+
+    server.reply_text("Sure! The kitchen light is on now.")  # no call: chats
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == "chat-3b"
+    assert result["description_placeholders"]["result"].startswith("No tool call")
+    assert server.requests[0].body["model"] == "chat-3b"
+
+    # Back: another format on the same form checks again.
+    sent = len(server.requests)
+    server.reply_text('Action: HassTurnOn\nAction Input: {"name": "kitchen"}')
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "react"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["result"].startswith("Text tool calls")
+    again = server.requests[sent]
+    assert again.body["model"] == "chat-3b"
+    assert "Action Input" in again.messages[0]["content"]  # react's prompt
+
+    # Submitted as checked: the entry is created, nothing is asked again.
+    sent = len(server.requests)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "react"}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert len(server.requests) == sent
+    agent, task = result["result"].subentries.values()
+    assert agent.data[CONF_MODEL] == "chat-3b"
+    assert agent.data[CONF_TOOL_FORMAT] == "react"
+    assert task.data[CONF_MODEL] == "chat-3b"
+    await hass.async_block_till_done()
 
 
 async def test_add_agent_suggests_a_free_name(
@@ -508,6 +597,162 @@ async def test_add_agent_suggests_a_free_name(
     assert names == ["test-model", "test-model 2"]
 
 
+async def test_an_untouched_name_follows_the_model(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """Add agent suggests the first model's name; picking another renames it."""
+    server: OpenAIServer = await openai_server_factory(models=["hermes-8b", "qwen3:8b"])
+    entry = await async_add_toolbelt(hass, server)
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, "conversation"), context={"source": "user"}
+    )
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "hermes-8b"
+    server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "hermes-8b", CONF_MODEL: "qwen3:8b", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    await hass.async_block_till_done()
+    titles = sorted(sub.title for sub in entry.subentries.values())
+    assert titles == ["Test agent", "qwen3:8b"]
+
+    # Reconfigure: the model-named agent follows a new model too...
+    agent = next(s for s in entry.subentries.values() if s.title == "qwen3:8b")
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "qwen3:8b"
+    server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "qwen3:8b", CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[agent.subentry_id].title == "hermes-8b"
+
+
+async def test_reconfigure_renames_an_agent_and_its_device(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A name typed in Reconfigure is the subentry's title and its device's name,
+    and it no longer follows the model."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    (agent,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    (name,) = [k for k in result["data_schema"].schema if k == CONF_NAME]
+    assert name.description["suggested_value"] == "Test agent"
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "Porch agent", CONF_MODEL: "test-model", CONF_TOOL_FORMAT: "auto"},
+    )
+    result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert result["reason"] == "reconfigure_successful"
+    await hass.async_block_till_done()  # the entry reloads
+    assert entry.subentries[agent.subentry_id].title == "Porch agent"
+    entities = er.async_get(hass)
+    entity_id = entities.async_get_entity_id("conversation", DOMAIN, agent.subentry_id)
+    device = dr.async_get(hass).async_get(entities.async_get(entity_id).device_id)
+    assert device.name == "Porch agent"
+    assert hass.states.get(entity_id).name == "Porch agent"
+
+    # A typed name stays when the model changes later.
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "Porch agent", CONF_MODEL: "other-model", CONF_TOOL_FORMAT: "auto"},
+    )
+    await hass.config_entries.subentries.async_configure(result["flow_id"], {})
+    assert entry.subentries[agent.subentry_id].title == "Porch agent"
+
+
+async def test_reconfigure_checks_again_only_when_it_matters(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Caps or instant confirmations alone: saved at once, no request to the
+    server, the check's choices kept. "Run the check again" checks anyway."""
+    entry = await async_add_toolbelt(
+        hass,
+        openai_server,
+        tool_choice="required_first",
+        constraints=["tool_choice"],
+    )
+    (agent,) = entry.subentries.values()
+    stored = dict(agent.data)
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    sent = len(openai_server.requests)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: stored[CONF_MODEL],
+            CONF_TOOL_FORMAT: stored[CONF_TOOL_FORMAT],
+            CONF_LLM_HASS_API: stored[CONF_LLM_HASS_API],
+            CONF_MAX_DEVICE_COMMANDS: 5,
+            CONF_INSTANT_CONFIRMATIONS: True,
+        },
+    )
+    assert result["reason"] == "reconfigure_successful"
+    assert len(openai_server.requests) == sent
+    data = entry.subentries[agent.subentry_id].data
+    assert data[CONF_MAX_DEVICE_COMMANDS] == 5
+    assert data[CONF_INSTANT_CONFIRMATIONS] is True
+    assert data[CONF_TOOL_CHOICE] == "required_first"
+    assert data[CONF_CONSTRAINTS] == ["tool_choice"]
+    await hass.async_block_till_done()
+
+    result = await entry.start_subentry_reconfigure_flow(hass, agent.subentry_id)
+    openai_server.reply_text("Hello.")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            CONF_MODEL: stored[CONF_MODEL],
+            CONF_TOOL_FORMAT: stored[CONF_TOOL_FORMAT],
+            CONF_LLM_HASS_API: stored[CONF_LLM_HASS_API],
+            "check_again": True,
+        },
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == stored[CONF_MODEL]
+    assert len(openai_server.requests) > sent
+
+
+async def test_the_agent_check_can_go_back_to_another_model(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """A "No tool call" verdict is not final: another model on the check's form
+    is checked, and the untouched name follows it."""
+    server: OpenAIServer = await openai_server_factory(models=["chat-3b", "hermes-8b"])
+    entry = await async_add_toolbelt(hass, server)
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, "conversation"), context={"source": "user"}
+    )
+    server.reply_text("Sure, done!")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {CONF_NAME: "chat-3b", CONF_MODEL: "chat-3b", CONF_TOOL_FORMAT: "auto"},
+    )
+    assert result["description_placeholders"]["model"] == "chat-3b"
+    assert result["description_placeholders"]["result"].startswith("No tool call")
+    server.reply_tool_calls([{"name": "HassTurnOn", "arguments": {"name": "x"}}])
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["step_id"] == "check"
+    assert result["description_placeholders"]["model"] == "hermes-8b"
+    assert result["description_placeholders"]["result"].startswith("Native tool calls")
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_MODEL: "hermes-8b", CONF_TOOL_FORMAT: "auto"}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    added = next(s for s in entry.subentries.values() if s.title != "Test agent")
+    assert added.title == "hermes-8b"
+    assert added.data[CONF_MODEL] == "hermes-8b"
+    await hass.async_block_till_done()
+
+
 async def test_tool_call_formats_are_labelled_with_their_model_families(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
@@ -521,11 +766,14 @@ async def test_tool_call_formats_are_labelled_with_their_model_families(
     options = selector.config["options"]
     assert options[:2] == ["auto", "native"]
     assert selector.config["translation_key"] == CONF_TOOL_FORMAT
-    labels = json.loads((INTEGRATION / "strings.json").read_text(encoding="utf-8"))[
+    raw = json.loads((INTEGRATION / "strings.json").read_text(encoding="utf-8"))[
         "selector"
     ][CONF_TOOL_FORMAT]["options"]
-    assert set(options) == set(labels)
+    assert set(options) == set(raw)
+    # What the frontend shows (ICU quoting undone): tests/test_translations.py.
+    labels = {name: icu_message.parse(label).rendered for name, label in raw.items()}
     assert labels["hermes"].startswith("Hermes <tool_call>")
+    assert labels["llama3"].startswith('Llama 3 JSON {"name", "parameters"}')
     assert "Qwen 2.5" in labels["hermes"]
     assert all("(" in label for name, label in labels.items() if name != "native")
 

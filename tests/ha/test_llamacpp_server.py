@@ -18,6 +18,7 @@ import pytest
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_CHECK_AGAIN,
     CONF_CONSTRAINTS,
     CONF_LLM_HASS_API,
     CONF_MAX_TOKENS,
@@ -94,6 +95,7 @@ async def _check(hass: HomeAssistant, entry, **options) -> dict:
             CONF_MODEL: "test-model",
             CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
             CONF_REQUEST_TIMEOUT: SLOW_OK,
+            CONF_CHECK_AGAIN: True,
             **options,
         },
     )
@@ -355,6 +357,12 @@ async def test_adding_the_server_lists_its_model_and_checks_the_key(
     assert result["errors"] == {"base": "invalid_auth"}
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "sk-right"}
+    )
+    assert result["step_id"] == "agent"
+    (model,) = [k for k in result["data_schema"].schema if k == CONF_MODEL]
+    assert model.description["suggested_value"] == str(server.model)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: str(server.model)}
     )
     assert result["step_id"] == "check"
     assert result["description_placeholders"]["result"] == (

@@ -16,6 +16,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_MAX_DEVICE_COMMANDS,
     CONF_SERVER_KIND,
     DOMAIN,
 )
@@ -160,6 +161,35 @@ async def test_diagnostics_trace_every_call_of_a_turn_and_time_gives_way(
     assert calls[1]["backend"] == "sqlite"
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
+
+
+async def test_traces_outlive_a_reload_and_go_with_toolbelt(
+    hass: HomeAssistant, ha_ready, hass_client, openai_server: OpenAIServer
+) -> None:
+    """An agent's Reconfigure reloads the entry: the recent turns stay in
+    diagnostics. Removing Toolbelt forgets them."""
+    entry = await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}]
+    )
+    openai_server.reply_text("Done.")
+    await async_converse(hass, "kitchen light on")
+
+    (agent,) = entry.subentries.values()
+    hass.config_entries.async_update_subentry(
+        entry, agent, data={**agent.data, CONF_MAX_DEVICE_COMMANDS: 5}
+    )
+    await hass.async_block_till_done()  # the update listener reloads the entry
+    assert entry.runtime_data.agents == {}  # a fresh runtime: it did reload
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, entry)
+    (turn,) = diag["tools"]["recent_turns"]
+    assert [bare(c["tool"]) for c in turn["calls"]] == ["HassTurnOn"]
+
+    assert await hass.config_entries.async_remove(entry.entry_id)
+    await hass.async_block_till_done()
+    again = await async_add_toolbelt(hass, openai_server)
+    diag = await get_diagnostics_for_config_entry(hass, hass_client, again)
+    assert diag["tools"]["recent_turns"] == []
 
 
 SECRETS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import llm
+from homeassistant.helpers import llm, translation
 
 from custom_components.toolbelt.const import (
     CONF_CONSTRAINTS,
@@ -14,6 +14,7 @@ from custom_components.toolbelt.const import (
     CONF_STRICT_CALLS,
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
+    DOMAIN,
 )
 from tests.ha.conftest import (
     async_add_toolbelt,
@@ -117,9 +118,25 @@ async def test_check_offers_only_honoured_constraints(
     summary = result["description_placeholders"]["constraints"]
     assert summary == "grammar: honoured; json_schema: refused"
     assert {str(key) for key in result["data_schema"].schema} == {
+        CONF_MODEL,
+        CONF_TOOL_FORMAT,
         CONF_TOOL_CHOICE,
         CONF_STRICT_CALLS,
     }
+    # A plain list (no typed value): the frontend then shows each policy's
+    # label, not "required_first"; the agent's tools follow by name.
+    choice = next(
+        v for k, v in result["data_schema"].schema.items() if k == CONF_TOOL_CHOICE
+    ).config
+    assert not choice.get("custom_value")
+    assert choice["translation_key"] == CONF_TOOL_CHOICE
+    values = [option["value"] for option in choice["options"]]
+    assert values[:3] == ["auto", "required_first", "required"]
+    assert {"HassTurnOn", "GetLiveContext"} <= set(values[3:])
+    labels = await translation.async_get_translations(hass, "en", "selector", [DOMAIN])
+    prefix = f"component.{DOMAIN}.selector.{CONF_TOOL_CHOICE}.options"
+    assert labels[f"{prefix}.required_first"] == "Required on the first request"
+    assert all(f"{prefix}.{value}" in labels for value in values[:3])
     _mode, grammar, schema = openai_server.requests
     assert "HassTurnOn" in grammar.body["grammar"]
     assert grammar.messages[-1]["content"] == "Say hello in five words."
@@ -156,7 +173,11 @@ async def test_check_without_honoured_constraints_offers_nothing(
     assert grammar.tools
     assert schema.body["response_format"]["type"] == "json_schema"
     assert schema.tools
-    assert not result["data_schema"].schema
+    # Only the model and format checked (to try others): no choice to offer.
+    assert {str(key) for key in result["data_schema"].schema} == {
+        CONF_MODEL,
+        CONF_TOOL_FORMAT,
+    }
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     data = entry.subentries[subentry.subentry_id].data
     assert data[CONF_CONSTRAINTS] == []

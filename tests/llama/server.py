@@ -46,11 +46,14 @@ def binary() -> Path:
     if wrapper.exists():
         return wrapper
     reason = PREFIX / "UNAVAILABLE"
-    pytest.skip(
+    why = (
         reason.read_text().strip()
         if reason.exists()
         else "no llama-server: run script/llama_server (script/setup does)"
     )
+    if os.environ.get("TOOLBELT_REQUIRE_LLAMA_SERVER"):
+        pytest.fail(f"{why} (.ci/run requires the real llama-server)")
+    pytest.skip(why)
 
 
 @dataclass

@@ -31,7 +31,9 @@ from custom_components.toolbelt.tools.const import (
     DOMAIN,
     SUBENTRY_TYPE_TOOLS,
 )
+from custom_components.toolbelt.tools.search.duckduckgo import DuckDuckGoSearch
 from tests.local_server import StartServer
+from tests.tools.test_search_backends import DDG_ANOMALY, DDG_HTML
 
 from .test_memory_mcp import TOKEN, MemoryMcpServer
 
@@ -129,11 +131,32 @@ async def test_bad_allow_list_entry_is_shown(hass: HomeAssistant) -> None:
     assert result["errors"] == {CONF_FETCH_ALLOW_LIST: "invalid_allow_list"}
 
 
+async def _duckduckgo(
+    local_server: StartServer, monkeypatch: pytest.MonkeyPatch, page: web.Response
+) -> list[str]:
+    """DuckDuckGo's HTML endpoint on 127.0.0.1; returns the queries it got."""
+    queries: list[str] = []
+
+    async def search(request: web.Request) -> web.Response:
+        queries.append((await request.post())["q"])
+        return page
+
+    app = web.Application()
+    app.router.add_post("/html/", search)
+    server = await local_server(app)
+    monkeypatch.setattr(DuckDuckGoSearch, "default_url", f"{server.url}/html/")
+    return queries
+
+
 async def test_mcp_memory_and_duckduckgo(
-    hass: HomeAssistant, local_server: StartServer
+    hass: HomeAssistant, local_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """MCP memory is connected and its tool names checked; DuckDuckGo needs nothing."""
+    """MCP memory is connected and its tool names checked; DuckDuckGo is tested
+    with one search, as every search engine is, before saving."""
     server = await local_server(MemoryMcpServer().app())
+    queries = await _duckduckgo(
+        local_server, monkeypatch, web.Response(text=DDG_HTML, content_type="text/html")
+    )
     entry = _entry(hass)
 
     result = await _start(hass, entry)
@@ -175,6 +198,43 @@ async def test_mcp_memory_and_duckduckgo(
     assert data[CONF_MCP_TOKEN] == TOKEN
     assert data[CONF_SEARCH_BACKEND] == "duckduckgo"
     assert CONF_SEARCH_URL not in data
+    assert queries == ["home assistant"]
+
+
+@pytest.mark.parametrize(
+    ("page", "error"),
+    [
+        (None, "cannot_connect"),
+        (web.Response(status=500, text="oops"), "cannot_connect"),
+        (web.Response(status=202, text=DDG_ANOMALY, content_type="text/html"), None),
+    ],
+    ids=["unreachable", "server_error", "rate_limited"],
+)
+async def test_duckduckgo_is_tested_before_saving(
+    hass: HomeAssistant,
+    local_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    closed_port_url: str,
+    page: web.Response | None,
+    error: str | None,
+) -> None:
+    """An HA that cannot reach DuckDuckGo is told on the form; a bot check
+    (DuckDuckGo asking to wait) is no reason to refuse it."""
+    if page is None:
+        monkeypatch.setattr(DuckDuckGoSearch, "default_url", closed_port_url)
+    else:
+        await _duckduckgo(local_server, monkeypatch, page)
+    entry = _entry(hass)
+    result = await _start(hass, entry)
+    result = await _configure(
+        hass, result["flow_id"], _backends(**{CONF_SEARCH_BACKEND: "duckduckgo"})
+    )
+    if error is None:
+        assert result["type"] is FlowResultType.CREATE_ENTRY
+        return
+    assert result["step_id"] == "backends"
+    assert result["errors"] == {CONF_SEARCH_BACKEND: error}
+    assert not entry.subentries
 
 
 async def test_only_one_tools_subentry(

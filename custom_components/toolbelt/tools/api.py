@@ -63,6 +63,10 @@ from .tool import Tool
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
 
 DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
+# Recent turns' tool traces (diagnostics). Kept apart from the hub, which goes
+# when the last entry unloads: a reload (any agent's Reconfigure) keeps them;
+# removing Toolbelt drops them (async_drop_traces).
+DATA_TRACES: HassKey[TraceLog] = HassKey("toolbelt_traces")
 # All our tools, offered or not: calls by any name resolve here as the parser
 # resolves them (folding, namespaces, the alias table).
 OUR_CATALOG = Catalog([ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS])
@@ -126,7 +130,9 @@ class ToolsHub:
         """Start empty; entries are added by async_setup_tools_api."""
         self.hass = hass
         self.entries: list[ConfigEntry] = []
-        self.traces = TraceLog(secrets=lambda: self.settings().secrets)
+        self.traces = hass.data.setdefault(
+            DATA_TRACES, TraceLog(secrets=lambda: _current_secrets(hass))
+        )
         self.unregister_api: Callable[[], None] | None = None
         self._services: ToolServices | None = None
         self._db: SqliteDatabase | None = None
@@ -482,6 +488,19 @@ async def async_setup_tools_api(
         hass.async_create_task(hub.async_close(), "toolbelt tools close")
 
     return unregister
+
+
+def _current_secrets(hass: HomeAssistant) -> tuple[str, ...]:
+    """The keys and tokens the current settings hold, to scrub from traces."""
+    hub = hass.data.get(DATA_TOOLS)
+    return tuple(hub.settings().secrets) if hub else ()
+
+
+@callback
+def async_drop_traces(hass: HomeAssistant) -> None:
+    """Forget the traces once no Toolbelt entry is left (Toolbelt removed)."""
+    if not hass.config_entries.async_entries(DOMAIN):
+        hass.data.pop(DATA_TRACES, None)
 
 
 @callback

@@ -138,7 +138,12 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
                     return await self.async_step_mcp()
                 _drop(self._data, _MCP_KEYS)
                 return await self._after_memory()
-        data = {**self._data, **(user_input or {})}
+        return self._backends_form({**self._data, **(user_input or {})}, errors)
+
+    def _backends_form(
+        self, data: dict[str, Any], errors: dict[str, str]
+    ) -> SubentryFlowResult:
+        """The backends form, filled with ``data``."""
         allow_default = data.get(CONF_FETCH_ALLOW_LIST) or []
         if isinstance(allow_default, list):
             allow_default = "\n".join(allow_default)
@@ -283,6 +288,14 @@ class ToolBackendsSubentryFlowHandler(ConfigSubentryFlow):
         if backend == SEARCH_SEARXNG or backend in SEARCH_NEEDS_KEY:
             return await self.async_step_search()
         _drop(self._data, _SEARCH_KEYS)
+        # DuckDuckGo has nothing to ask for, but is tested like the others: an
+        # HA that cannot reach it hears so here, not mid-conversation.
+        if backend == SEARCH_DUCKDUCKGO and (
+            errors := await self._test_search(self._data)
+        ):
+            return self._backends_form(
+                self._data, {CONF_SEARCH_BACKEND: errors["base"]}
+            )
         return self._finish()
 
     def _finish(self) -> SubentryFlowResult:

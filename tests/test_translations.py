@@ -1,0 +1,151 @@
+"""Every translated string renders in HA's real frontend, not as "Translation error".
+
+HA's frontend reads each string as an ICU message (intl-messageformat): a
+``<tool_call>`` is an unclosed tag there, ``{"name", …}`` a malformed argument.
+These tests read every string of strings.json and of each translation file as
+the frontend does (tests/icu_message.py), and apply the rules hassfest applies
+to HA core's own strings. The browser check of script/develop_check opens the
+real forms as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+from homeassistant.helpers import config_validation as cv
+import pytest
+
+from tests.icu_message import IcuSyntaxError, parse
+
+INTEGRATION = Path(__file__).parents[1] / "custom_components" / "toolbelt"
+FILES = [
+    INTEGRATION / "strings.json",
+    *sorted((INTEGRATION / "translations").glob("*.json")),
+]
+
+# The placeholders the code fills in, by string; every other string has none.
+# (A placeholder the code does not pass stays "{name}" on screen, or fails.)
+ARGUMENTS: dict[str, set[str]] = {
+    "config.step.connect.title": {"server"},
+    "config.step.agent.description": {"server"},
+    "config.step.reconfigure.title": {"server"},
+    "config.step.reauth_confirm.title": {"server"},
+    "config.step.check.description": {"model", "result", "constraints"},
+    "config_subentries.conversation.step.check.description": {
+        "model",
+        "result",
+        "constraints",
+    },
+    "exceptions.server_unreachable.message": {"server"},
+    "exceptions.attachment_not_an_image.message": {
+        "accepted",
+        "attachment",
+        "mime_type",
+    },
+    "exceptions.attachments_too_large.message": {"limit", "size"},
+    "exceptions.attachment_unreadable.message": {"error"},
+    "exceptions.images_refused.message": {"model", "server"},
+    "exceptions.no_logprobs.message": {"server"},
+    "exceptions.logprobs_refused.message": {"message", "server"},
+    "exceptions.evaluation_no_label.message": {"labels", "question", "reply"},
+    "exceptions.evaluation_too_many_options.message": {"count", "question"},
+    "issues.search_auth_failed.title": {"backend"},
+    "issues.search_auth_failed.description": {"backend", "details"},
+    "issues.memory_auth_failed.description": {"details"},
+}
+
+# hassfest's rule for HA core's strings: a placeholder is never quoted away.
+PLACEHOLDER_IN_SINGLE_QUOTES = re.compile(r"'{\w+}'")
+
+
+def _leaves(data: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _leaves(value, (*path, key))
+    else:
+        yield ".".join(path), data
+
+
+def _problem(key: str, text: Any) -> str | None:
+    """Why the frontend (or hassfest) would refuse this string, or None."""
+    if not isinstance(text, str):
+        return "not a string"
+    try:
+        message = parse(text)
+    except IcuSyntaxError as err:
+        return f"Translation error: {err}"
+    if extra := set(message.arguments) - ARGUMENTS.get(key, set()):
+        return f"arguments the code does not pass: {sorted(extra)}"
+    # What hassfest checks of HA core's strings.
+    try:
+        cv.string_with_no_html(text)
+    except Exception as err:  # voluptuous' or probatio's Invalid
+        return str(err)
+    if PLACEHOLDER_IN_SINGLE_QUOTES.search(text):
+        return "a placeholder inside single quotes"
+    if text != text.strip():
+        return "leading or trailing spaces"
+    return None
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+def test_every_string_renders_in_the_frontend(path: Path) -> None:
+    """Each string parses as an ICU message, with only the arguments the code passes."""
+    strings = list(_leaves(json.loads(path.read_text(encoding="utf-8"))))
+    assert len(strings) > 100
+    problems = {
+        key: problem for key, text in strings if (problem := _problem(key, text))
+    }
+    assert problems == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The labels the frontend showed as "Translation error" (issue 25).
+        "Hermes <tool_call> JSON (Hermes, Qwen 2.5, many fine-tunes)",
+        "Qwen3-Coder XML <function=…><parameter=…> (Qwen3-Coder, Qwen 3.5)",
+        'Llama 3 JSON {"name", "parameters"} (Llama 3.1, 3.2, 3.3)',
+        "Nemotron <TOOLCALL> (NVIDIA Nemotron)",
+        "Seed-OSS <seed:tool_call> (ByteDance Seed-OSS)",
+        # And other ways to break a string.
+        "Closed tags are HTML: <b>bold</b>",
+        "A stray closing tag </b>",
+        "An unclosed argument {server",
+        "An empty argument {}",
+        "A typed argument {count, number}",
+    ],
+)
+def test_what_the_frontend_cannot_render_is_refused(text: str) -> None:
+    with pytest.raises(IcuSyntaxError):
+        parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Hermes '<'tool_call> JSON", "Hermes <tool_call> JSON"),
+        ("'<'function=…>'<'parameter=…>", "<function=…><parameter=…>"),
+        ("""JSON '{'"name", "parameters"'}'""", 'JSON {"name", "parameters"}'),
+        ("Kimi <|tool_calls_section_begin|>", "Kimi <|tool_calls_section_begin|>"),
+        ("The server's models, don't", "The server's models, don't"),
+        ("It''s", "It's"),
+        ("A lone } and 2 < 3", "A lone } and 2 < 3"),
+        ("Connect to {server}", "Connect to {server}"),
+    ],
+)
+def test_quoting_shows_markup_as_text(text: str, shown: str) -> None:
+    """An apostrophe before < or { shows it as text, as HA core's strings do."""
+    assert parse(text).rendered == shown
+    cv.string_with_no_html(text)
+
+
+def test_hassfest_rule_refuses_html() -> None:
+    """The HA rule applied above is the real one (it would refuse the old labels)."""
+    # voluptuous' Invalid on older HAs, probatio's on 2026.11.
+    with pytest.raises(Exception, match="should not contain HTML"):
+        cv.string_with_no_html("Hermes <tool_call> JSON")
