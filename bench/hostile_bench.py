@@ -20,6 +20,9 @@ Run from the repository root: .venv/bin/python -m bench.hostile_bench
 
 from __future__ import annotations
 
+# HA 2026.11 must be imported before httpx (tests/ha_bridge explains why).
+import tests.ha_bridge.plugin  # noqa: F401  # isort: skip
+
 import asyncio
 import contextlib
 import io
@@ -36,6 +39,7 @@ from aiohttp import web
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.core import Context
+from homeassistant.helpers import frame
 import openai
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
@@ -183,6 +187,7 @@ async def _calls() -> str:
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            frame.async_setup(hass)  # as the test harness's hass fixture does
             await _demo_home(hass)
             agent = (await _agents(hass, url))[False]
             stall = 0.0
@@ -229,6 +234,7 @@ async def _parallel() -> str:
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            frame.async_setup(hass)  # as the test harness's hass fixture does
             await _demo_home(hass)
             async with OpenAIServer(models=["bench-model"]) as server:
                 agent = (await _agents(hass, server))[False]
