@@ -21,6 +21,7 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.toolbelt.backend.base import CompletionRequest, TextDelta
 from custom_components.toolbelt.backend.openai_compat import (
+    MAX_BODY_BYTES,
     MAX_EVENT_CHARS,
     MAX_REPLY_CHARS,
 )
@@ -124,6 +125,34 @@ async def test_the_model_tool_neither_lists_nor_switches_to_such_an_id(
     assert [e["title"] for e in saved if e["domain"] == DOMAIN] == ["Renamed"]
     assert await hass.config_entries.async_unload(entry.entry_id)  # its database
     await hass.async_block_till_done()
+
+
+async def test_a_model_list_past_the_body_limit_is_refused_on_the_form(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A model list past the body limit is not read whole: the setup form says
+    the address does not answer like an OpenAI-compatible API, and a sane list
+    then finishes the flow."""
+    model = b'{"id": "model-%07d", "object": "model", "owned_by": "x"}'
+    count = MAX_BODY_BYTES // len(model % 0) + 1000
+    openai_server.models_body = (
+        b'{"object": "list", "data": ['
+        + b", ".join(model % i for i in range(count))
+        + b"]}"
+    )
+    result = await _start(hass, "llamacpp")
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: openai_server.base_url, CONF_API_KEY: ""}
+    )
+
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "not_openai_api"}
+    openai_server.models_body = None
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: openai_server.base_url, CONF_API_KEY: ""}
+    )
+    result = await _through_check(hass, result)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
 
 
 # -- the stream -----------------------------------------------------------------------
