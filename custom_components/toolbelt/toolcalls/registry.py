@@ -312,9 +312,10 @@ def detector_for(
     """A detector holding on ``dialect``'s markers plus every registered one.
 
     Every registered dialect counts (markers, start markers, inline openers),
-    because the loop may fall back to another format. With a ``catalog``, a reply or line that opens with a tool's name
-    (exact, or without its ``intent__`` namespace, as the catalog resolves it)
-    holds too: formats like Functionary's write a call as a bare name.
+    because the loop may fall back to another format. With a ``catalog``, a
+    reply or line that opens with a tool's name (exact, or without its
+    ``intent__`` namespace, as the catalog resolves it) holds too: formats like
+    Functionary's write a call as a bare name.
     """
     markers, starts, openers = _union()
     names: tuple[str, ...] = ()
