@@ -20,6 +20,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..surrogates import mend_surrogates
 from .base import (
+    DEFAULT_REQUEST_TIMEOUT,
     CompletionRequest,
     Delta,
     Finish,
@@ -54,8 +55,6 @@ from .status import is_context_overflow, retry_after
 
 _LOGGER = logging.getLogger(__name__)
 
-# Used when a request sets no timeout: a model server must never hang a turn.
-DEFAULT_REQUEST_TIMEOUT = 60.0
 LIST_MODELS_TIMEOUT = 10.0
 # Sizes no real server reaches and a hostile one may not exceed. A reply (its
 # text, reasoning and tool-call arguments together): nearly 8 characters per
@@ -520,7 +519,10 @@ async def _finish_reading(payloads: AsyncIterator[str]) -> None:
 
 def _broke_off(label: str, err: Exception) -> BackendResponseError:
     return BackendResponseError(
-        label, "stopped answering mid-reply", detail=f"{type(err).__name__}: {err}"
+        label,
+        "stopped answering mid-reply",
+        detail=f"{type(err).__name__}: {err}",
+        key="server_broke_off",
     )
 
 
