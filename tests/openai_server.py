@@ -69,6 +69,16 @@ class Raw:
     obj: Any
 
 
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """Put in a scripted chunk list: these bytes go on the wire as they are (no SSE
+    framing added), to script what no well-behaved server sends: a line that never
+    ends, characters JSON need not escape, any framing. Streamed replies only.
+    """
+
+    data: bytes
+
+
 @dataclass(slots=True)
 class RecordedRequest:
     """One request as the server received it, plus what it streamed back."""
@@ -101,7 +111,7 @@ class RecordedRequest:
 class _Reply:
     """One scripted answer, consumed by the next chat-completions request."""
 
-    deltas: list[dict[str, Any] | Pause | Raw] = field(default_factory=list)
+    deltas: list[dict[str, Any] | Pause | Raw | Wire] = field(default_factory=list)
     finish_reason: str | None = AUTO
     usage: dict[str, int] | None = None
     delay: float = 0.0
@@ -132,6 +142,11 @@ class OpenAIServer:
         """
         self.models = list(models)
         self.models_shape = models_shape
+        # The whole /v1/models body, sent as is when set (a hostile or huge list).
+        self.models_body: bytes | None = None
+        # JSON as Python writes it by default (non-ASCII escaped); False writes it
+        # as llama.cpp does, UTF-8 as is (U+2028 and U+0085 unescaped included).
+        self.ascii_json = True
         self.models_delay = 0.0
         # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
         self.hold_open_after_done = 0.0
@@ -154,7 +169,8 @@ class OpenAIServer:
 
     async def start(self) -> OpenAIServer:
         """Bind 127.0.0.1 on a free port and start serving."""
-        app = web.Application()
+        # Requests of any real size (aiohttp alone would refuse more than 1 MiB).
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/v1/models", self._handle_models)
         app.router.add_post("/v1/chat/completions", self._handle_chat)
         # handler_cancellation: a client that gives up (timeout test) stops its handler.
@@ -210,7 +226,7 @@ class OpenAIServer:
 
     def reply(
         self,
-        chunks: Iterable[dict[str, Any] | Pause | Raw],
+        chunks: Iterable[dict[str, Any] | Pause | Raw | Wire],
         *,
         finish_reason: str | None = AUTO,
         usage: dict[str, int] | None = None,
@@ -223,7 +239,7 @@ class OpenAIServer:
         finish_reason: AUTO -> "tool_calls" if any delta has tool_calls, else "stop";
         None -> no finish chunk at all.
         """
-        deltas = [c if isinstance(c, Pause | Raw) else dict(c) for c in chunks]
+        deltas = [c if isinstance(c, Pause | Raw | Wire) else dict(c) for c in chunks]
         if role:
             first = next((d for d in deltas if isinstance(d, dict)), None)
             if first is None:
@@ -447,6 +463,8 @@ class OpenAIServer:
             return failure
         if self.models_delay and not await self._sleep(self.models_delay):
             return web.Response(status=503)
+        if self.models_body is not None:
+            return web.Response(body=self.models_body, content_type="application/json")
         shape = self.models_shape
         if shape == "html":
             return web.Response(
@@ -534,6 +552,9 @@ class OpenAIServer:
                 continue
             if isinstance(delta, Raw):
                 await resp.write(f"data: {json.dumps(delta.obj)}\n\n".encode())
+                continue
+            if isinstance(delta, Wire):
+                await resp.write(delta.data)
                 continue
             entries = [delta[_LOGPROB]] if _LOGPROB in delta else []
             chunk = {
@@ -630,8 +651,8 @@ class OpenAIServer:
         await resp.prepare(request)
         return resp
 
-    @staticmethod
     async def _send_chunk(
+        self,
         resp: web.StreamResponse,
         rec: RecordedRequest,
         chunk: dict[str, Any],
@@ -639,7 +660,8 @@ class OpenAIServer:
     ) -> None:
         if include_usage:
             chunk = {**chunk, "usage": None}
-        await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        text = json.dumps(chunk, ensure_ascii=self.ascii_json)
+        await resp.write(f"data: {text}\n\n".encode())
         rec.chunks.append(chunk)
         rec.chunk_times.append(time.monotonic())
 
@@ -697,7 +719,7 @@ def _completion(
     calls: dict[int, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
     for delta in reply.deltas:
-        if isinstance(delta, Pause | Raw):
+        if isinstance(delta, Pause | Raw | Wire):
             continue
         for key, value in delta.items():
             if key == _LOGPROB:
