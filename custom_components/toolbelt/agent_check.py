@@ -17,7 +17,8 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import chat_session, llm
+from homeassistant.helpers import llm
+from homeassistant.util.ulid import ulid_now
 
 from . import compat
 from .backend.openai_compat import OpenAICompatBackend
@@ -155,8 +156,7 @@ async def async_prompt_chars(
 ) -> tuple[int, bool]:
     """Characters of the agent's first request (system prompt and tools).
 
-    Built as a turn builds it, on a ChatLog of a session that ends at once;
-    also whether large-home mode is on for this home.
+    Built as a turn builds it; also whether large-home mode is on for this home.
     """
     mode = options.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME)
     context = llm.LLMContext(
@@ -166,21 +166,16 @@ async def async_prompt_chars(
         assistant=conversation.DOMAIN,
         device_id=None,
     )
-    with (
-        chat_session.async_get_chat_session(hass) as session,
-        conversation.async_get_chat_log(hass, session) as chat_log,
-    ):
-        try:
-            await chat_log.async_provide_llm_data(
-                context,
-                options.get(CONF_LLM_HASS_API) or None,
-                options.get(CONF_PROMPT),
-                None,
-            )
-        except conversation.ConverseError:
-            return 0, False
-        devices = exposed_devices(hass, conversation.DOMAIN) if chat_log.llm_api else []
-        prompt = turn_prompt(hass, chat_log, mode, devices)
+    # A ChatLog of its own: no conversation is started, nothing is kept.
+    chat_log = conversation.ChatLog(hass, ulid_now())
+    try:
+        await chat_log.async_provide_llm_data(
+            context, options.get(CONF_LLM_HASS_API) or None, options.get(CONF_PROMPT)
+        )
+    except conversation.ConverseError:
+        return 0, False
+    devices = exposed_devices(hass, conversation.DOMAIN) if chat_log.llm_api else []
+    prompt = turn_prompt(hass, chat_log, mode, devices)
     system = "".join(
         str(m.get("content") or "") for m in prompt.messages if m["role"] == "system"
     )
