@@ -33,7 +33,7 @@ from .const import (
     DOMAIN,
 )
 from .entity import loop_settings
-from .ha_tools import PROBE_TOOL, plain_name
+from .ha_tools import PROBE_TOOL, device_guidance, plain_name
 from .large_home import FIND_DEVICES_TOOL, exposed_devices
 from .loop.format_choice import NATIVE_FORMATS
 from .loop.probe import (
@@ -110,6 +110,17 @@ class ContextFit:
         )
 
 
+def _llm_context(hass: HomeAssistant) -> llm.LLMContext:
+    """The context of a turn in the HA language, by no one in particular."""
+    return llm.LLMContext(
+        platform=DOMAIN,
+        context=Context(),
+        language=hass.config.language,
+        assistant=conversation.DOMAIN,
+        device_id=None,
+    )
+
+
 async def _async_agent_api(
     hass: HomeAssistant, options: dict[str, Any]
 ) -> llm.APIInstance | None:
@@ -117,15 +128,8 @@ async def _async_agent_api(
     apis = options.get(CONF_LLM_HASS_API) or []
     if not apis:
         return None
-    context = llm.LLMContext(
-        platform=DOMAIN,
-        context=Context(),
-        language=hass.config.language,
-        assistant="conversation",
-        device_id=None,
-    )
     try:
-        return await llm.async_get_api(hass, apis, context)
+        return await llm.async_get_api(hass, apis, _llm_context(hass))
     except HomeAssistantError:
         return None
 
@@ -154,23 +158,18 @@ async def async_tool_names(hass: HomeAssistant, options: dict[str, Any]) -> list
 async def async_prompt_chars(
     hass: HomeAssistant, options: Mapping[str, Any]
 ) -> tuple[int, bool]:
-    """Characters of the agent's first request (system prompt and tools).
+    """Characters of the agent's first request (system prompt, rules and tools).
 
     Built as a turn builds it; also whether large-home mode is on for this home.
     """
     mode = options.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME)
-    context = llm.LLMContext(
-        platform=DOMAIN,
-        context=Context(),
-        language=hass.config.language,
-        assistant=conversation.DOMAIN,
-        device_id=None,
-    )
     # A ChatLog of its own: no conversation is started, nothing is kept.
     chat_log = conversation.ChatLog(hass, ulid_now())
     try:
         await chat_log.async_provide_llm_data(
-            context, options.get(CONF_LLM_HASS_API) or None, options.get(CONF_PROMPT)
+            _llm_context(hass),
+            options.get(CONF_LLM_HASS_API) or None,
+            options.get(CONF_PROMPT),
         )
     except conversation.ConverseError:
         return 0, False
@@ -179,9 +178,11 @@ async def async_prompt_chars(
     system = "".join(
         str(m.get("content") or "") for m in prompt.messages if m["role"] == "system"
     )
+    names = [t["function"]["name"] for t in prompt.tools]
+    rules = device_guidance(names)
     tools = json.dumps(prompt.tools, ensure_ascii=False, separators=(",", ":"))
-    large = any(t["function"]["name"] == FIND_DEVICES_TOOL for t in prompt.tools)
-    return len(system) + (len(tools) if prompt.tools else 0), large
+    chars = len(system) + len(rules) + (len(tools) if prompt.tools else 0)
+    return chars, FIND_DEVICES_TOOL in names
 
 
 async def async_check_agent(
