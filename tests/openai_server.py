@@ -137,7 +137,7 @@ class OpenAIServer:
         # (vLLM's max_model_len, llama-server's meta).
         self.model_fields: dict[str, Any] = {}
         # JSON answers of the server's own API on its root, by path (Ollama's
-        # /api/ps and /api/show); any other path is 404.
+        # /api/ps and /api/show; bytes go out as they are); any other path is 404.
         self.native: dict[str, Any] = {}
         # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
         self.hold_open_after_done = 0.0
@@ -486,7 +486,10 @@ class OpenAIServer:
             return failure
         if request.path not in self.native:
             return web.Response(status=404, text="404 page not found")
-        return web.json_response(self.native[request.path])
+        answer = self.native[request.path]
+        if isinstance(answer, bytes):  # sent as it is
+            return web.Response(body=answer, content_type="application/json")
+        return web.json_response(answer)
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

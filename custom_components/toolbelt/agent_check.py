@@ -155,7 +155,7 @@ async def async_tool_names(hass: HomeAssistant, options: dict[str, Any]) -> list
     return sorted({plain_name(t.name) for t in api.tools}) if api else []
 
 
-async def async_prompt_chars(
+async def _async_prompt_chars(
     hass: HomeAssistant, options: Mapping[str, Any]
 ) -> tuple[int, bool]:
     """Characters of the agent's first request (system prompt, rules and tools).
@@ -231,7 +231,7 @@ async def _async_context_fit(
     )
     if size is None:
         return None
-    chars, large_home = await async_prompt_chars(hass, options)
+    chars, large_home = await _async_prompt_chars(hass, options)
     return ContextFit(
         context=size,
         prompt_tokens=-(-chars // CHARS_PER_TOKEN),

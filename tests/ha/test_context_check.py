@@ -198,6 +198,9 @@ async def test_no_warning_when_the_prompt_fits(
         {"models": [{"name": "test-model:latest", "context_length": 1024.5}]},
         [1, 2, 3],
         "garbage",
+        {"models": [[[[[[]]]]]]},
+        b"[" * 200_000 + b"]" * 200_000,
+        b"\xff\xfe not json",
         None,
     ],
 )

@@ -103,7 +103,7 @@ async def _json(
         return None
     try:
         return json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         return None
 
 
