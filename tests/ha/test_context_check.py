@@ -233,8 +233,8 @@ async def test_a_server_that_does_not_answer_in_time_reports_nothing(
     server_with_key: OpenAIServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(context_size, "TIMEOUT", 0.2)
+    monkeypatch.setattr(context_size, "TIMEOUT", 0.1)
     server_with_key.model_fields = {"max_model_len": 1024}
-    server_with_key.models_delay = 2.0
+    server_with_key.models_delay = 1.0
 
     assert await _verdict(hass, server_with_key, "vllm") == NATIVE
