@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .backend.base import DEFAULT_REQUEST_TIMEOUT
+
 DOMAIN = "toolbelt"
 LOGGER = logging.getLogger(__package__)
 
@@ -48,7 +50,6 @@ DEFAULT_TOOL_CHOICE = "auto"
 DEFAULT_LARGE_HOME = "auto"
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_TOKENS = 1024
-DEFAULT_REQUEST_TIMEOUT = 60.0
 MAX_TOOL_CALLS_PER_TURN = 20
 MAX_DEVICE_COMMANDS_PER_TURN = 3
 

@@ -19,7 +19,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
-from .backend.errors import BackendContextOverflowError, BackendError
+from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
     CONF_HANDOFF_TARGETS,
@@ -40,6 +40,7 @@ from .history import FailedTurn
 from .large_home import ConversationHomes
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
+from .spoken import Phrases, async_phrases
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call
 from .tools.turn_history import async_record_turn
@@ -84,7 +85,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         try:
             return await super().async_process(user_input)
         except compat.BUSY_ERRORS:
-            return _spoken_result(user_input, user_input.conversation_id, BUSY_TEXT)
+            phrases = await async_phrases(self.hass, user_input.language)
+            return conversation.ConversationResult(
+                response=_spoken_error(user_input, phrases.say("busy")),
+                conversation_id=user_input.conversation_id,
+            )
 
     async def _async_handle_message(
         self,
@@ -98,6 +103,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         failed request, not an answer.
         """
         options = self.subentry.data
+        phrases = await async_phrases(self.hass, user_input.language)
         try:
             # Our tools learn which agent calls them (model, self, prompt lines).
             with agent_turn(self.hass, self.entry, self.subentry):
@@ -107,7 +113,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                     options.get(CONF_PROMPT),
                     user_input.extra_system_prompt,
                 )
-                await self._async_run_turn(user_input, chat_log)
+                await self._async_run_turn(user_input, chat_log, phrases)
                 async_record_turn(self.hass, user_input, chat_log)
         except conversation.ConverseError as err:
             spoken = err.response.speech.get("plain", {}).get("speech", "")
@@ -177,6 +183,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
+        phrases: Phrases,
     ) -> None:
         llm_api = chat_log.llm_api
         devices = self._homes.devices(
@@ -224,46 +231,23 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 takes_control=self._takes_control(user_input),
                 confirm=lambda outcomes: self._confirm(user_input, outcomes),
                 silent_answers=compat.CURRENT.silent_answers,
+                phrases=phrases.phrasebook(),
                 on_result=traced,
             )
         except BackendError as err:
-            raise _spoken_error(user_input, chat_log, err) from err
-
-
-BUSY_TEXT = "I'm still answering your last message. Ask me again in a moment."
-# Said when the prompt does not fit the model's context, with what to change.
-CONTEXT_OVERFLOW_TEXT = (
-    "Sorry, this is too long for the model's context on {server}; raise the"
-    " context size, or turn on the agent's large-home mode."
-)
-
-
-def _spoken_result(
-    user_input: conversation.ConversationInput,
-    conversation_id: str | None,
-    text: str,
-) -> conversation.ConversationResult:
-    """An error answer that is one short sentence."""
-    response = intent.IntentResponse(language=user_input.language)
-    response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
-    return conversation.ConversationResult(
-        response=response, conversation_id=conversation_id
-    )
+            # A short sentence for TTS that names the server; details go to the log.
+            said = phrases.server_error(err, self.entry.runtime_data.kind.key)
+            raise conversation.ConverseError(
+                str(err),
+                conversation_id=chat_log.conversation_id,
+                response=_spoken_error(user_input, said),
+            ) from err
 
 
 def _spoken_error(
-    user_input: conversation.ConversationInput,
-    chat_log: conversation.ChatLog,
-    err: BackendError,
-) -> conversation.ConverseError:
-    """A short sentence for TTS that names the server; details go to the log."""
-    text = (
-        CONTEXT_OVERFLOW_TEXT.format(server=err.server)
-        if isinstance(err, BackendContextOverflowError)
-        else f"Sorry, {err.server} {err.reason}."
-    )
+    user_input: conversation.ConversationInput, text: str
+) -> intent.IntentResponse:
+    """An error answer that is one short sentence."""
     response = intent.IntentResponse(language=user_input.language)
     response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
-    return conversation.ConverseError(
-        str(err), conversation_id=chat_log.conversation_id, response=response
-    )
+    return response

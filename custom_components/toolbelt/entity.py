@@ -47,22 +47,29 @@ from .loop import (
     HopStart,
     LoopEvent,
     LoopSettings,
+    Phrasebook,
     ReasoningOut,
     ResultOut,
     TextOut,
     ToolLoop,
 )
+from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
 
 
 def loop_settings(
-    options: Mapping[str, Any], kind: ServerKind, *, silent_answers: bool = False
+    options: Mapping[str, Any],
+    kind: ServerKind,
+    *,
+    silent_answers: bool = False,
+    phrases: Phrasebook = ENGLISH,
 ) -> LoopSettings:
     """An entity's subentry options as loop settings (the UI stores floats).
 
     ``silent_answers``: an empty answer may stay silent (an Assist agent on an
     HA that keeps silent responses; never an AI Task, which must answer).
+    ``phrases``: what the loop says itself, in the conversation's language.
     """
     options = {**OPTION_DEFAULTS, **options}
     return LoopSettings(
@@ -78,6 +85,7 @@ def loop_settings(
         constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
         named_tool_choice=kind.named_tool_choice,
         silent_answers=silent_answers,
+        phrases=phrases,
     )
 
 
@@ -130,6 +138,7 @@ class ToolbeltLLMEntity(Entity):
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
         silent_answers: bool = False,
+        phrases: Phrasebook = ENGLISH,
         answer_format: dict[str, Any] | None = None,
         on_result: Callable[[ResultOut], None] | None = None,
     ) -> None:
@@ -146,6 +155,7 @@ class ToolbeltLLMEntity(Entity):
                 self.subentry.data if options is None else options,
                 runtime.kind,
                 silent_answers=silent_answers,
+                phrases=phrases,
             ),
             state=self.agent_state,
             takes_control=takes_control,

@@ -52,6 +52,7 @@ from .events import (
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget
+from .phrasebook import ENGLISH, Phrasebook
 from .takes_control import (
     RoundCall,
     TakesControl,
@@ -69,9 +70,6 @@ from .transcript import (
 )
 
 _LOGGER = logging.getLogger(__name__)
-
-GAVE_UP_TEXT = "Sorry, I couldn't finish that within the tool-call limit."
-NO_ANSWER_TEXT = "Sorry, the model gave no answer."
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +93,8 @@ class LoopSettings:
     # Whether an answer may be empty: the model wrote nothing, no tool ran,
     # and the host keeps that as a silent response (HA 2026.11+ does).
     silent_answers: bool = False
+    # What the loop says itself, in the conversation's language.
+    phrases: Phrasebook = ENGLISH
 
 
 @dataclass(slots=True)
@@ -333,7 +333,7 @@ class ToolLoop:
                 )
             )
 
-        yield TextOut(GAVE_UP_TEXT)
+        yield TextOut(self._settings.phrases.gave_up)
 
     # -- one hop ---------------------------------------------------------------
 
@@ -514,13 +514,14 @@ class ToolLoop:
         the host keeps a silent answer. Otherwise a short sentence, since the
         host speaks the last assistant message.
         """
+        phrases = self._settings.phrases
         if calls:
-            return GAVE_UP_TEXT
+            return phrases.gave_up
         if done:
-            return await confirm_silence(done, self._confirm) or NO_ANSWER_TEXT
+            return await confirm_silence(done, self._confirm) or phrases.no_answer
         if self._settings.silent_answers and not hop.text.strip():
             return ""
-        return NO_ANSWER_TEXT
+        return phrases.no_answer
 
     def _base_messages(
         self,
