@@ -148,6 +148,12 @@ class OpenAIServer:
         # as llama.cpp does, UTF-8 as is (U+2028 and U+0085 unescaped included).
         self.ascii_json = True
         self.models_delay = 0.0
+        # Fields every /v1/models entry carries besides the OpenAI ones
+        # (vLLM's max_model_len, llama-server's meta).
+        self.model_fields: dict[str, Any] = {}
+        # JSON answers of the server's own API on its root, by path (Ollama's
+        # /api/ps and /api/show; bytes go out as they are); any other path is 404.
+        self.native: dict[str, Any] = {}
         # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
         self.hold_open_after_done = 0.0
         self.require_api_key = require_api_key
@@ -173,6 +179,7 @@ class OpenAIServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/v1/models", self._handle_models)
         app.router.add_post("/v1/chat/completions", self._handle_chat)
+        app.router.add_route("*", "/{path:(?!v1/).*}", self._handle_native)
         # handler_cancellation: a client that gives up (timeout test) stops its handler.
         self._runner = web.AppRunner(
             app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None
@@ -478,10 +485,29 @@ class OpenAIServer:
         if shape == "server_error":
             return web.json_response(_error_body("models broke", 500), status=500)
         data = [
-            {"id": m, "object": "model", "created": 0, "owned_by": "toolbelt-tests"}
+            {
+                "id": m,
+                "object": "model",
+                "created": 0,
+                "owned_by": "toolbelt-tests",
+                **self.model_fields,
+            }
             for m in self.models
         ]
         return web.json_response({"object": "list", "data": data})
+
+    async def _handle_native(self, request: web.Request) -> web.StreamResponse:
+        """The server's own API (``native``): the answer set for the path."""
+        body = await request.json() if request.can_read_body else None
+        self._record(request, body)
+        if failure := self._auth_failure(request):
+            return failure
+        if request.path not in self.native:
+            return web.Response(status=404, text="404 page not found")
+        answer = self.native[request.path]
+        if isinstance(answer, bytes):  # sent as it is
+            return web.Response(body=answer, content_type="application/json")
+        return web.json_response(answer)
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

@@ -301,9 +301,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             self._agent.update(_checked(user_input))
         backend = await async_create_backend(self.hass, self._data)
-        check = await async_check_agent(
-            self.hass, backend, get_server_kind(self._server_kind), self._agent
-        )
+        check = await async_check_agent(self.hass, backend, self._data, self._agent)
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._agent)
         return _show_check(self, check, self._agent, tools, self._models)
@@ -580,7 +578,7 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
                 )
         runtime = self._get_entry().runtime_data
         check = await async_check_agent(
-            self.hass, runtime.backend, runtime.kind, self._options
+            self.hass, runtime.backend, self._get_entry().data, self._options
         )
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._options)
@@ -704,7 +702,7 @@ def _show_check(
         ),
         description_placeholders={
             "model": str(options.get(CONF_MODEL) or ""),
-            "result": check.report.summary,
+            "result": check.verdict,
             "constraints": check.constraints.summary,
         },
     )

@@ -59,6 +59,12 @@ class ServerKind:
     # offer evaluation. Whether one server and model really return them is
     # learned on the first evaluation (``AgentState.logprobs``).
     logprobs: bool = True
+    # Where the server reports the context size a request may fill, tried in
+    # order (backend/context_size.py reads each).
+    context_sources: tuple[str, ...] = ()
+    # What to change on the server for a larger context, said on the agent
+    # check's form when the agent's prompt does not fit.
+    context_hint: str = "give the model a larger context on the server"
 
 
 # reasoning_content first: these servers' own field name.
@@ -82,6 +88,15 @@ OLLAMA = ServerKind(
     default_base_url="http://localhost:11434/v1",
     # Ollama maps response_format to its own `format`; it returns logprobs
     # from version 0.12.11.
+    # /api/ps: the context of the loaded model (its num_ctx, which a
+    # request through the OpenAI endpoint cannot set); /api/show: num_ctx
+    # from the model's Modelfile, when the model is not loaded.
+    context_sources=("ollama_ps", "ollama_show"),
+    context_hint=(
+        "give the model a larger context on the Ollama server"
+        " (OLLAMA_CONTEXT_LENGTH=8192, or PARAMETER num_ctx 8192 in a Modelfile;"
+        " Ollama's default is 4096 on GPUs under 24 GB)"
+    ),
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
@@ -102,6 +117,14 @@ LLAMACPP = ServerKind(
         "The model produced output that does not match the expected",
     ),
     raw_reply=MappingProxyType({"tool_choice": "none"}),
+    # /v1/models: meta.n_ctx, the context of one slot (-c divided among
+    # --parallel slots); /props: default_generation_settings.n_ctx, the same
+    # from older builds.
+    context_sources=("llamacpp_models", "llamacpp_props"),
+    context_hint=(
+        "start llama-server with a larger context (-c 8192; with --parallel N"
+        " each slot gets 1/N of it)"
+    ),
 )
 VLLM = ServerKind(
     key="vllm",
@@ -111,6 +134,8 @@ VLLM = ServerKind(
     default_base_url="http://localhost:8000/v1",
     # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a
     # while: the default order prefers the new name.
+    context_sources=("vllm_models",),
+    context_hint="start vLLM with a larger --max-model-len",
 )
 LMSTUDIO = ServerKind(
     key="lmstudio",
