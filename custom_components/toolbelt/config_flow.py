@@ -276,7 +276,8 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     {
                         "subentry_type": SUBENTRY_CONVERSATION,
                         "data": self._agent,
-                        "title": DEFAULT_AGENT_NAME,
+                        # Named after its model, as an added agent is.
+                        "title": self._agent.get(CONF_MODEL) or DEFAULT_AGENT_NAME,
                         "unique_id": None,
                     },
                     # As HA's own LLM integrations do: an AI task comes with it,
