@@ -337,6 +337,7 @@ class OpenAIServer:
         reasoning_chunks: Sequence[str] | None = None,
         chunks: Sequence[str] | None = None,
         usage: dict[str, int] | None = None,
+        delay: float = 0.0,
     ) -> None:
         """Queue reasoning deltas, then the answer text.
 
@@ -348,7 +349,7 @@ class OpenAIServer:
         ]
         if text:
             deltas += [{"content": p} for p in _checked_pieces(text, chunks)]
-        self.reply(deltas, usage=usage)
+        self.reply(deltas, usage=usage, delay=delay)
 
     def reply_tool_calls(
         self,

@@ -300,9 +300,16 @@ def open_chat_log(
 async def async_converse_streamed(
     hass: HomeAssistant, text: str, language: str | None = None
 ) -> tuple[conversation.ConversationResult, list[dict]]:
-    """Converse the way an Assist pipeline does, capturing every streamed delta."""
+    """Converse the way an Assist pipeline does, capturing every streamed delta.
+
+    As the pipeline does before each run, the agent is prepared for the
+    language first (Toolbelt loads HA's sentences for its honesty guard).
+    """
     deltas: list[dict] = []
     context = Context()
+    await conversation.async_prepare_agent(
+        hass, agent_id(hass), language or hass.config.language
+    )
     with (
         open_chat_session(hass, context=context) as session,
         conversation.async_get_chat_log(

@@ -21,6 +21,7 @@ from custom_components.toolbelt.loop.honesty import NOTHING_CHANGED_NOTE
 from tests.ha.conftest import (
     agent_id,
     async_add_toolbelt,
+    async_converse,
     async_converse_streamed,
     bare,
     open_chat_log,
@@ -182,7 +183,8 @@ async def test_recognition_starts_with_the_turn_once_the_pipeline_prepared(
     with patch.object(compat, "async_recognize_intent", counted):
         openai_server.reply_tool_calls(turn_on)
         openai_server.reply_text(ANSWER)
-        await async_converse_streamed(hass, "turn on the kitchen light")
+        # Unprepared, as conversation.process from an automation runs it.
+        await async_converse(hass, "turn on the kitchen light")
         assert seen == []
 
         await conversation.async_prepare_agent(hass, agent_id(hass), "en")

@@ -196,8 +196,12 @@ async def test_an_endless_reply_is_cut_at_the_limit_and_not_kept(
 ) -> None:
     """TTS gets at most the limit; the conversation does not keep the cut answer."""
     piece = "All work and no play makes a dull reply. " * 100
+    # After a local model's time to first token: the honesty guard has read
+    # the words ("tell me a story" is no command) and lets the reply stream.
     openai_server.reply(
-        [{"content": piece}] * (MAX_REPLY_CHARS // len(piece) + 3), role=True
+        [{"content": piece}] * (MAX_REPLY_CHARS // len(piece) + 3),
+        role=True,
+        delay=1.0,
     )
 
     result, deltas = await async_converse_streamed(hass, "tell me a story")

@@ -29,6 +29,13 @@ def thinking(deltas: list[dict]) -> str:
     return "".join(d.get("thinking_content") or "" for d in deltas)
 
 
+# A local model's time to its first token. The honesty guard reads the user's
+# words with HA's recognizer before a reply's first words (about 0.2 s on a
+# fresh HA's first turn, milliseconds after): a model that answers sooner
+# is heard once the verdict is in.
+FIRST_TOKEN = 1.0
+
+
 def pieces_of(deltas: list[dict], text: str) -> int:
     """How many content deltas carried ``text``: many means it streamed early."""
     return sum(1 for d in deltas if d.get("content") and d["content"] in text)
@@ -39,7 +46,7 @@ async def test_template_opened_reasoning_is_never_spoken(
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model=THINKING_MODEL)
     reply = f"{REASONING}\n</think>\n\n{ANSWER}"
-    openai_server.reply_text(reply, chunks=list(reply))
+    openai_server.reply_text(reply, chunks=list(reply), delay=FIRST_TOKEN)
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
 
@@ -68,7 +75,9 @@ async def test_thinking_model_streams_early_when_the_server_splits_reasoning(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model=THINKING_MODEL)
-    openai_server.reply_reasoning(REASONING, ANSWER, chunks=list(ANSWER))
+    openai_server.reply_reasoning(
+        REASONING, ANSWER, chunks=list(ANSWER), delay=FIRST_TOKEN
+    )
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
 
@@ -82,7 +91,7 @@ async def test_normal_model_streams_its_answer_early(
     hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model="llama-3.2-3b-instruct")
-    openai_server.reply_text(ANSWER, chunks=list(ANSWER))
+    openai_server.reply_text(ANSWER, chunks=list(ANSWER), delay=FIRST_TOKEN)
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
 
