@@ -157,6 +157,8 @@ class OpenAIServer:
         app = web.Application()
         app.router.add_get("/v1/models", self._handle_models)
         app.router.add_post("/v1/chat/completions", self._handle_chat)
+        # Ollama's own API: a keep-alive is a generate request without a prompt.
+        app.router.add_post("/api/generate", self._handle_generate)
         # handler_cancellation: a client that gives up (timeout test) stops its handler.
         self._runner = web.AppRunner(
             app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None
@@ -464,6 +466,11 @@ class OpenAIServer:
             for m in self.models
         ]
         return web.json_response({"object": "list", "data": data})
+
+    async def _handle_generate(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self._record(request, body)
+        return web.json_response({"model": body.get("model"), "done": True})
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

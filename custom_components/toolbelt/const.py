@@ -34,6 +34,12 @@ CONF_CHECK_AGAIN = "check_again"
 CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
 CONF_HANDOFF_TARGETS = "handoff_targets"
+# The warm-up (warmup.py): the agent's fixed prompt sent ahead to the server's
+# cache; and, where the server takes it (Ollama), minutes it keeps the model
+# loaded after a request (-1: always).
+CONF_WARM_UP = "warm_up"
+CONF_KEEP_ALIVE = "keep_alive"
+DEFAULT_KEEP_ALIVE = -1
 
 # AI Task subentry (an ai_task entity on the same server).
 SUBENTRY_AI_TASK = "ai_task_data"

@@ -98,6 +98,18 @@ class LoopSettings:
 
 
 @dataclass(slots=True)
+class _Turn:
+    """What every hop of one turn shares; ``base`` loses the catalog at the cap."""
+
+    catalog: Catalog
+    tools: list[dict[str, Any]]
+    sent_tools: list[dict[str, Any]]
+    choice: FormatChoice
+    base: History
+    key: str
+
+
+@dataclass(slots=True)
 class _Hop:
     """What one model reply turned out to be."""
 
@@ -159,40 +171,20 @@ class ToolLoop:
         """
         settings = self._settings
         self._answer_format = answer_format
-        # The full schemas check arguments; the model reads the lean ones.
-        catalog = Catalog.from_openai(tools)
-        sent_tools = lean_tools(tools)
-        choice = choose_format(
-            settings.tool_format, settings.model, has_tools=bool(tools)
-        )
+        turn = self._turn(messages, tools, guidance)
+        catalog, choice = turn.catalog, turn.choice
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
-        base = self._base_messages(messages, catalog, choice, guidance)
         # The one place the tool role is decided: a text dialect or a server
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
         exchanges: list[Exchange] = []
         done: list[RoundCall] = []
-        key = fingerprint(catalog) if self._kinds and catalog.names else ""
 
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
-            constraint = (
-                None if wrap_up else self._constraint(index, choice, catalog, key)
-            )
-            request = CompletionRequest(
-                model=settings.model,
-                messages=self._messages(base, exchanges, choice.dialect, fallback),
-                tools=sent_tools
-                if choice.send_tools and tools and not wrap_up
-                else None,
-                stop=choice.stop_sequences if not exchanges else None,
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                stream=settings.stream,
-                timeout=settings.timeout,
-            )
-            _constrain(request, constraint)
+            constraint = None if wrap_up else self._constraint(index, turn)
+            request = self._request(turn, exchanges, fallback, wrap_up, constraint)
             own_format = self._answer_format is not None and not request.constrained
             if own_format:
                 request.response_format = self._answer_format
@@ -248,7 +240,7 @@ class ToolLoop:
                         dropped = True
                         request.unconstrained()
                         if constraint and constraint.only_tool:
-                            request.tools = sent_tools
+                            request.tools = turn.sent_tools
                         continue
                     if fallback or not exchanges or BackendBadRequestError in recovered:
                         raise
@@ -257,7 +249,7 @@ class ToolLoop:
                     recovered.add(BackendBadRequestError)
                     fallback = True
                 request.messages = self._messages(
-                    base, exchanges, choice.dialect, fallback
+                    turn.base, exchanges, choice.dialect, fallback
                 )
             if BackendBadRequestError in recovered:
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
@@ -321,7 +313,7 @@ class ToolLoop:
                 return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
-                base = self._base_messages(
+                turn.base = self._base_messages(
                     messages, catalog, choice, guidance, wrap_up=True
                 )
             exchanges.append(
@@ -334,6 +326,63 @@ class ToolLoop:
             )
 
         yield TextOut(GAVE_UP_TEXT)
+
+    def opening_request(
+        self, messages: History, tools: list[dict[str, Any]], *, guidance: str = ""
+    ) -> CompletionRequest:
+        """The first request ``run`` sends for these messages and tools.
+
+        Built by the same code as every hop, so a warm-up that sends it (with
+        the user's words left out) starts byte for byte as a real turn does.
+        """
+        turn = self._turn(messages, tools, guidance)
+        fallback = turn.choice.text_mode or not self._state.tool_role
+        return self._request(turn, [], fallback, False, self._constraint(0, turn))
+
+    def _turn(
+        self, messages: History, tools: list[dict[str, Any]], guidance: str
+    ) -> _Turn:
+        """What every hop of a turn shares: the catalog, the format, the prompt."""
+        settings = self._settings
+        # The full schemas check arguments; the model reads the lean ones.
+        catalog = Catalog.from_openai(tools)
+        choice = choose_format(
+            settings.tool_format, settings.model, has_tools=bool(tools)
+        )
+        return _Turn(
+            catalog=catalog,
+            tools=tools,
+            sent_tools=lean_tools(tools),
+            choice=choice,
+            base=self._base_messages(messages, catalog, choice, guidance),
+            key=fingerprint(catalog) if self._kinds and catalog.names else "",
+        )
+
+    def _request(
+        self,
+        turn: _Turn,
+        exchanges: list[Exchange],
+        fallback: bool,
+        wrap_up: bool,
+        constraint: HopConstraint | None,
+    ) -> CompletionRequest:
+        """One hop's request: the prompt so far, the tools, the hop's constraint."""
+        settings = self._settings
+        choice = turn.choice
+        request = CompletionRequest(
+            model=settings.model,
+            messages=self._messages(turn.base, exchanges, choice.dialect, fallback),
+            tools=turn.sent_tools
+            if choice.send_tools and turn.tools and not wrap_up
+            else None,
+            stop=choice.stop_sequences if not exchanges else None,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            stream=settings.stream,
+            timeout=settings.timeout,
+        )
+        _constrain(request, constraint)
+        return request
 
     # -- one hop ---------------------------------------------------------------
 
@@ -397,10 +446,9 @@ class ToolLoop:
 
     # -- constraints ---------------------------------------------------------------
 
-    def _constraint(
-        self, index: int, choice: FormatChoice, catalog: Catalog, key: str
-    ) -> HopConstraint | None:
+    def _constraint(self, index: int, turn: _Turn) -> HopConstraint | None:
         settings = self._settings
+        catalog = turn.catalog
         if not self._kinds or not catalog.names:
             return None
         shape = hop_shape(settings.tool_choice, settings.strict_calls, index, catalog)
@@ -413,12 +461,12 @@ class ToolLoop:
             return None
         return plan(
             shape,
-            text_mode=choice.text_mode,
+            text_mode=turn.choice.text_mode,
             kinds=self._kinds,
             named_tool_choice=settings.named_tool_choice,
             catalog=catalog,
-            key=key,
-            dialect=choice.dialect.name,
+            key=turn.key,
+            dialect=turn.choice.dialect.name,
             opened_reasoning=opens_reasoning_in_template(settings.model),
         )
 
