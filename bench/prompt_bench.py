@@ -13,11 +13,22 @@ Printed per agent:
 - the agent's own wall time per hop, model time excluded: the server answers
   at once, so this is HA, the agent, HTTP and the intent handler.
 
+Then, per home size (8, 58, 208 and 1,000 exposed entities: the demo home plus
+lights, switches and covers in 41 areas on four floors, tests/ha/generated_home.py),
+the first request's characters for HA core and Toolbelt ``auto`` with the
+large-home option at its default (auto: on above 100 entities), off (every
+device listed) and on, and the large-home agent's prefix reuse over three turns
+whose first looks the device up with find_devices.
+
 Run from the repository root: .venv/bin/python -m bench.prompt_bench
 (the newest lane: HA's llama_cpp integration needs HA 2026.10 or newer).
+PROMPT_BENCH_SIZES=8,1000 measures only those sizes.
 """
 
 from __future__ import annotations
+
+# HA 2026.11 must be imported before httpx (tests/ha_bridge explains why).
+import tests.ha_bridge.plugin  # noqa: F401  # isort: skip
 
 import asyncio
 from itertools import pairwise
@@ -34,7 +45,12 @@ from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, entity_registry as er, llm
+from homeassistant.helpers import (
+    area_registry as ar,
+    entity_registry as er,
+    frame,
+    llm,
+)
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
@@ -43,13 +59,16 @@ from pytest_homeassistant_custom_component.common import (
 
 from custom_components.toolbelt.const import (
     CONF_BASE_URL,
+    CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MODEL,
     CONF_SERVER_KIND,
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
+from custom_components.toolbelt.large_home import FIND_DEVICES_TOOL, exposed_devices
 from custom_components.toolbelt.tools.const import API_ID as TOOLS_API_ID
+from tests.ha.generated_home import async_setup_generated_home
 from tests.openai_server import OpenAIServer
 
 LIGHTS = {
@@ -70,6 +89,9 @@ TURNS = (
     ("turn off the kitchen light", "HassTurnOff", "Kitchen light"),
 )
 ROUNDS = 5
+SIZES = tuple(
+    int(n) for n in os.environ.get("PROMPT_BENCH_SIZES", "8,58,208,1000").split(",")
+)
 # Set to a directory to write each agent's first system prompt and tools there.
 DUMP = os.environ.get("PROMPT_BENCH_DUMP")
 
@@ -133,14 +155,26 @@ def _action(service: str, key: str) -> dict[str, Any]:
     }
 
 
-async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
-    """Toolbelt (auto, react, auto with its own tools) and HA's llama.cpp agent."""
-    agents = {
-        "auto": ("auto", [llm.LLM_API_ASSIST]),
-        "react": ("react", [llm.LLM_API_ASSIST]),
-        "tools": ("auto", [llm.LLM_API_ASSIST, TOOLS_API_ID]),
-    }
-    for key, (fmt, apis) in agents.items():
+# Toolbelt agents by key: (format, APIs, large-home option).
+AGENTS = {
+    "auto": ("auto", [llm.LLM_API_ASSIST], "auto"),
+    "react": ("react", [llm.LLM_API_ASSIST], "auto"),
+    "tools": ("auto", [llm.LLM_API_ASSIST, TOOLS_API_ID], "auto"),
+}
+SIZE_AGENTS = {
+    "auto": AGENTS["auto"],
+    "large": ("auto", [llm.LLM_API_ASSIST], "on"),
+    "list": ("auto", [llm.LLM_API_ASSIST], "off"),
+}
+
+
+async def _add_agents(
+    hass: HomeAssistant,
+    server: OpenAIServer,
+    agents: dict[str, tuple[str, list[str], str]],
+) -> dict[str, str]:
+    """Toolbelt's agents and HA's llama.cpp agent; entity ids by key."""
+    for key, (fmt, apis, large_home) in agents.items():
         MockConfigEntry(
             domain=DOMAIN,
             title=f"Toolbelt {key}",
@@ -152,6 +186,7 @@ async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
                         CONF_MODEL: "bench-model",
                         CONF_LLM_HASS_API: apis,
                         CONF_TOOL_FORMAT: fmt,
+                        CONF_LARGE_HOME: large_home,
                     },
                     subentry_type="conversation",
                     title=f"toolbelt_{key}",
@@ -166,6 +201,13 @@ async def _add_agents(hass: HomeAssistant, server: OpenAIServer) -> None:
     await hass.async_block_till_done()
     for entry in hass.config_entries.async_entries():
         assert entry.state is ConfigEntryState.LOADED, (entry.domain, entry.state)
+    found = {}
+    for state in hass.states.async_all("conversation"):
+        name = (state.attributes.get("friendly_name") or state.entity_id).lower()
+        for key in ("ha_llama_cpp", *(f"toolbelt_{k}" for k in agents)):
+            if key in name:
+                found[key] = state.entity_id
+    return found
 
 
 def core_llama_cpp_entry(base_url: str) -> MockConfigEntry:
@@ -207,6 +249,12 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
+def _dump(request: Any) -> str:
+    """A request's system prompt and tools, for PROMPT_BENCH_DUMP."""
+    system = request.messages[0]["content"]
+    return json.dumps({"system": system, "tools": request.tools}, indent=1)
+
+
 def _static_chars(request: Any) -> int:
     system = request.messages[0]["content"] if request.messages else ""
     tools = json.dumps(request.tools or [], ensure_ascii=False, separators=(",", ":"))
@@ -214,9 +262,16 @@ def _static_chars(request: Any) -> int:
 
 
 async def _conversation(
-    hass: HomeAssistant, server: OpenAIServer, agent_id: str, react: bool
+    hass: HomeAssistant,
+    server: OpenAIServer,
+    agent_id: str,
+    react: bool,
+    lookup: bool = False,
 ) -> tuple[list[Any], list[float]]:
-    """Three turns with a call each; the requests, and wall ms per hop."""
+    """Three turns with a call each; the requests, and wall ms per hop.
+
+    ``lookup``: the first turn looks the device up with find_devices first.
+    """
     start = len(server.requests)
     server.reply_text("Hello.")
     await conversation.async_converse(hass, "hi", None, None, agent_id=agent_id)
@@ -226,6 +281,11 @@ async def _conversation(
     first = len(server.requests)
     for text, tool, target in TURNS:
         name = next((n for n in names if n.endswith(tool)), tool)
+        hops = 2
+        if lookup and len(per_hop) == 0:
+            words = {"name": target.split()[0]}
+            server.reply_tool_calls([{"name": FIND_DEVICES_TOOL, "arguments": words}])
+            hops = 3
         if react:
             server.reply_text(f'Action: {tool}\nAction Input: {{"name": "{target}"}}')
             server.reply_text("Final Answer: Done.")
@@ -236,7 +296,7 @@ async def _conversation(
         result = await conversation.async_converse(
             hass, text, conversation_id, None, agent_id=agent_id
         )
-        per_hop.append((time.perf_counter() - began) * 1000 / 2)
+        per_hop.append((time.perf_counter() - began) * 1000 / hops)
         conversation_id = result.conversation_id
         assert result.response.speech["plain"]["speech"] == "Done.", result.response
     return server.requests[start:first] + server.requests[first:], per_hop
@@ -251,16 +311,14 @@ def _reuse(requests: list[Any]) -> float:
 
 
 async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
+    """The demo home: every agent's prompt, prefix reuse and time per hop."""
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            frame.async_setup(hass)
             await _demo_home(hass)
             async with OpenAIServer() as server:
-                await _add_agents(hass, server)
-                agents = {
-                    state.attributes.get("friendly_name") or state.entity_id: state
-                    for state in hass.states.async_all("conversation")
-                }
+                agents = await _add_agents(hass, server, AGENTS)
                 rows = []
                 dumps: dict[str, str] = {}
                 for label, key, react in (
@@ -269,21 +327,14 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
                     ("Toolbelt react", "toolbelt_react", True),
                     ("Toolbelt auto+tools", "toolbelt_tools", False),
                 ):
-                    state = next(s for n, s in agents.items() if key in n.lower())
                     hops: list[float] = []
                     for _ in range(ROUNDS):
                         requests, per_hop = await _conversation(
-                            hass, server, state.entity_id, react
+                            hass, server, agents[key], react
                         )
                         hops += per_hop
                     conversation_requests = requests[1:]
-                    dumps[key] = json.dumps(
-                        {
-                            "system": requests[0].messages[0]["content"],
-                            "tools": requests[0].tools,
-                        },
-                        indent=1,
-                    )
+                    dumps[key] = _dump(requests[0])
                     rows.append(
                         (
                             label,
@@ -298,11 +349,58 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
     return rows, dumps
 
 
+SizeRow = tuple[int, int, int, int, int, float]
+
+
+async def sizes() -> tuple[list[SizeRow], dict[str, str]]:
+    """Per home size: HA core's and Toolbelt's prompts (mode auto, off, on); reuse."""
+    rows = []
+    dumps: dict[str, str] = {}
+    for size in SIZES:
+        with tempfile.TemporaryDirectory() as config_dir:
+            async with async_test_home_assistant(config_dir=config_dir) as hass:
+                hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+                frame.async_setup(hass)
+                await _demo_home(hass)
+                await async_setup_generated_home(hass, size - len(LIGHTS) - len(COVERS))
+                exposed = len(exposed_devices(hass, conversation.DOMAIN))
+                assert exposed == size, (exposed, size)
+                async with OpenAIServer() as server:
+                    agents = await _add_agents(hass, server, SIZE_AGENTS)
+                    chars = {}
+                    for key in (
+                        "ha_llama_cpp",
+                        "toolbelt_auto",
+                        "toolbelt_list",
+                        "toolbelt_large",
+                    ):
+                        requests, _ = await _conversation(
+                            hass, server, agents[key], False, key == "toolbelt_large"
+                        )
+                        chars[key] = _static_chars(requests[0])
+                        dumps[f"{key}_{size}"] = _dump(requests[0])
+                    rows.append(
+                        (
+                            size,
+                            chars["ha_llama_cpp"],
+                            chars["toolbelt_auto"],
+                            chars["toolbelt_list"],
+                            chars["toolbelt_large"],
+                            _reuse(requests[1:]),
+                        )
+                    )
+                    for entry in hass.config_entries.async_entries():
+                        await hass.config_entries.async_unload(entry.entry_id)
+                await hass.async_stop()
+    return rows, dumps
+
+
 def report() -> None:
-    """Run the bench, print the table, and write the dumps when asked."""
+    """Run the bench, print the tables, and write the dumps when asked."""
     rows, dumps = asyncio.run(main())
+    size_rows, size_dumps = asyncio.run(sizes())
     if DUMP:
-        for key, text in dumps.items():
+        for key, text in {**dumps, **size_dumps}.items():
             Path(DUMP, f"{key}.json").write_text(text)
     core = rows[0][1]
     print(
@@ -310,6 +408,16 @@ def report() -> None:
     )
     for label, chars, reuse, ms in rows:
         print(f"{label:<20} {chars:>13,} {chars / core:>7.2f} {reuse:>7.1%} {ms:>7.2f}")
+    print()
+    print(
+        f"{'entities':>8} {'HA core':>8} {'Toolbelt':>9} {'x core':>7}"
+        f" {'mode off':>9} {'mode on':>8} {'x core':>7} {'reuse':>7}"
+    )
+    for size, core_chars, auto, listed, large, reuse in size_rows:
+        print(
+            f"{size:>8,} {core_chars:>8,} {auto:>9,} {auto / core_chars:>7.2f}"
+            f" {listed:>9,} {large:>8,} {large / core_chars:>7.2f} {reuse:>7.1%}"
+        )
 
 
 if __name__ == "__main__":

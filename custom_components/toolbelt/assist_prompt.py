@@ -19,30 +19,43 @@ import yaml
 
 from . import compat
 from .ha_tools import plain_name
+from .large_home import HomeShape
 
 _LIVE_CONTEXT = compat.live_context_prompt()
-LIVE_CONTEXT_SHORT = (
-    "For the CURRENT state, value or mode of anything in the home (a lock, the"
-    " outside temperature), call the live-context tool and answer from its"
-    " result; never say you cannot. Which devices exist: see the list below."
-    " Answer general questions from your own knowledge.\n"
+_LIVE_CONTEXT_SHORT = (
+    "For the CURRENT state of anything in the home (a lock, the weather), call"
+    " the live-context tool and answer from its result; never say you cannot."
+    " Which devices exist: see the {} below. Answer other questions from your"
+    " own knowledge.\n"
 )
+LIVE_CONTEXT_SHORT = _LIVE_CONTEXT_SHORT.format("list")
+# In large-home mode (large_home.py) an index stands where the list stood.
+LIVE_CONTEXT_INDEXED = _LIVE_CONTEXT_SHORT.format("index")
 _OVERVIEW = (
     "Static Context: An overview of the areas and the devices in this smart home:\n"
 )
-OVERVIEW_SHORT = "Devices (names: domain, areas):\n"
+OVERVIEW_SHORT = "Devices (domain in area: names; next device):\n"
+# A device list HA wrote with more than names, domain and areas (states).
+OVERVIEW_LINES = "Devices (names: domain, areas):\n"
+# How HA's YAML list starts (yaml_util.dump of dicts whose first key is names).
+_FIRST_DEVICE = "- names: "
 
 # HA's sentences on controlling devices, as HA 2026.2 to 2026.11 write them.
 _SENTENCES = (
     (
         re.compile(
             r"When controlling Home Assistant always call the intent tools\. "
-            r"Use (\S+) to lock and (\S+) to unlock a lock\. "
+            r"Use \S+ to lock and \S+ to unlock a lock\. "
             r"When controlling a device, prefer passing just name and domain\. "
             r"When controlling an area, prefer passing just area name and domain\."
         ),
-        r"Control devices only by calling the tools, passing just name and domain,"
-        r" or area and domain. \1 locks a lock, \2 unlocks it.",
+        # Locks: the turn-on and turn-off tools' descriptions say it.
+        "Control devices only with the tools, passing just name and domain, or"
+        " area and domain.",
+    ),
+    (
+        re.compile(r"This device is not able to start timers\."),
+        "This device cannot start timers.",
     ),
     (
         re.compile(
@@ -55,17 +68,20 @@ _SENTENCES = (
 
 # Descriptions of HA's built-in tools, by plain name, where HA's run long.
 _DESCRIPTIONS = {
-    "GetLiveContext": (
-        "Current state, value or mode of devices, sensors and areas. Filter by"
-        " name or alias, domain (best for several devices of one type) and area."
-    ),
+    "GetLiveContext": "Current state or value of devices and sensors.",
     "HassTurnOn": "Turns on, opens or presses a device (locks a lock).",
     "HassTurnOff": "Turns off or closes a device (unlocks a lock).",
+    "HassSetPosition": "Sets a cover's or valve's position.",
+    "HassStopMoving": "Stops a moving cover or valve.",
+    "HassLightSet": "Sets a light's brightness or color.",
+    "GetDateTime": "Current date and time.",
 }
+# GetLiveContext has filters from HA 2026.10; they are named where it has them.
+_LIVE_FILTERS = " Filter by name, area or domain (best for several of one type)."
 # Argument descriptions, by tool and argument; None drops what the name says.
 _ARGUMENTS: dict[tuple[str, str], str | None] = {
     ("GetLiveContext", "name"): None,
-    ("GetLiveContext", "domain"): "Domain(s), e.g. light",
+    ("GetLiveContext", "domain"): "e.g. light",
     ("GetLiveContext", "area"): None,
     ("HassLightSet", "brightness"): "Percent: 0 off, 100 full",
 }
@@ -76,42 +92,95 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @lru_cache(maxsize=16)
-def compact_system_prompt(text: str) -> str:
+def compact_system_prompt(text: str, device_index: str | None = None) -> str:
     """The system prompt with HA's long Assist texts said shorter.
 
+    ``device_index``: large-home mode's index, which takes the place of HA's
+    device list (the caller checks that it did: HA's list may be missing).
     Cached: the prompt only changes when the home or the instructions do, so a
     turn pays one dictionary lookup, not a YAML read on the event loop.
     """
     if _LIVE_CONTEXT and _LIVE_CONTEXT in text:
-        text = text.replace(_LIVE_CONTEXT, LIVE_CONTEXT_SHORT, 1)
+        short = LIVE_CONTEXT_INDEXED if device_index else LIVE_CONTEXT_SHORT
+        text = text.replace(_LIVE_CONTEXT, short, 1)
     for pattern, short in _SENTENCES:
         text = pattern.sub(short, text, count=1)
-    return _compact_overview(text)
+    return _compact_overview(text, device_index)
 
 
-def compact_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAI ``tools`` entry of HA's with its long descriptions shortened."""
+def compact_tool(tool: dict[str, Any], home: HomeShape | None = None) -> dict[str, Any]:
+    """An OpenAI ``tools`` entry of HA's with its long descriptions shortened.
+
+    HA's intent tools also lose what can match nothing in ``home``: device
+    classes no exposed entity has, the floor when no exposed entity is on one,
+    and a domain filter with one allowed value (the tool's own domain).
+    """
     function = tool.get("function") or {}
     name = plain_name(str(function.get("name", "")))
-    props = (function.get("parameters") or {}).get("properties")
-    args = {
-        key: text
-        for (tool_name, key), text in _ARGUMENTS.items()
-        if tool_name == name and isinstance(props, dict) and key in props
+    params = function.get("parameters") or {}
+    props = params.get("properties")
+    if not isinstance(props, dict):
+        props = {}
+    short = {
+        key: _described(prop, _ARGUMENTS[name, key])
+        if (name, key) in _ARGUMENTS
+        else prop
+        for key, prop in props.items()
     }
-    if name not in _DESCRIPTIONS and not args:
+    if name.startswith("Hass"):
+        short = _matchable(short, home)
+    describe = name in _DESCRIPTIONS and bool(function.get("description"))
+    if not describe and short == props:
         return tool
     function = dict(function)
-    if name in _DESCRIPTIONS and function.get("description"):
-        function["description"] = _DESCRIPTIONS[name]
-    if args:
-        params = dict(function["parameters"])
-        params["properties"] = {
-            key: _described(prop, args[key]) if key in args else prop
-            for key, prop in params["properties"].items()
-        }
-        function["parameters"] = params
+    if describe:
+        filters = name == "GetLiveContext" and "domain" in props
+        function["description"] = _DESCRIPTIONS[name] + (
+            _LIVE_FILTERS if filters else ""
+        )
+    if short != props:
+        function["parameters"] = {**params, "properties": short}
     return {**tool, "function": function}
+
+
+def _matchable(props: dict[str, Any], home: HomeShape | None) -> dict[str, Any]:
+    """An intent tool's arguments without values that can match nothing."""
+    kept: dict[str, Any] = {}
+    for key, prop in props.items():
+        values = _item_enum(prop)
+        if key == "domain" and values is not None and len(values) == 1:
+            continue
+        if home is not None and key == "floor" and not home.has_floors:
+            continue
+        if home is not None and key == "device_class" and values is not None:
+            values = [v for v in values if v in home.device_classes]
+            if not values:
+                continue
+            prop = {**prop, "items": {**prop["items"], "enum": values}}
+        kept[key] = _whole_number(prop)
+    return kept
+
+
+def _item_enum(prop: Any) -> list[Any] | None:
+    """The allowed values of an array argument's items, if it lists them."""
+    items = prop.get("items") if isinstance(prop, dict) else None
+    values = items.get("enum") if isinstance(items, dict) else None
+    return values if isinstance(values, list) else None
+
+
+def _whole_number(prop: Any) -> Any:
+    """``allOf: [integer, number with bounds]`` (HA's percentages) as one schema."""
+    parts = prop.get("allOf") if isinstance(prop, dict) else None
+    if not (
+        isinstance(parts, list)
+        and len(parts) == 2
+        and parts[0] == {"type": "integer"}
+        and isinstance(parts[1], dict)
+        and parts[1].get("type") == "number"
+    ):
+        return prop
+    rest = {k: v for k, v in prop.items() if k != "allOf"}
+    return {**rest, **parts[1], "type": "integer"}
 
 
 def _described(prop: Any, text: str | None) -> Any:
@@ -122,14 +191,22 @@ def _described(prop: Any, text: str | None) -> Any:
     return short if text is None else {**short, "description": text}
 
 
-def _compact_overview(text: str) -> str:
-    """HA's YAML device list as one line per device."""
+def _compact_overview(text: str, device_index: str | None) -> str:
+    """HA's YAML device list as one line per device, or the index instead.
+
+    The index needs no YAML read: a big home's list takes a YAML parser a
+    noticeable time on the event loop, and the index replaces it whole.
+    """
     start = text.find(_OVERVIEW)
     if start < 0:
         return text
     body_start = start + len(_OVERVIEW)
     end = text.find("\n\n", body_start)
     end = len(text) if end < 0 else end
+    if device_index:
+        if not text.startswith(_FIRST_DEVICE, body_start):
+            return text
+        return text[:start] + device_index + text[end:]
     try:
         devices = yaml.load(text[body_start:end], Loader=_LOADER)
     except yaml.YAMLError:
@@ -138,8 +215,33 @@ def _compact_overview(text: str) -> str:
         isinstance(d, dict) and "names" in d for d in devices
     ):
         return text
-    lines = [_device_line(device) for device in devices]
-    return text[:start] + OVERVIEW_SHORT + "\n".join(lines) + text[end:]
+    if all(set(device) <= _GROUPED_KEYS for device in devices):
+        listed = OVERVIEW_SHORT + _grouped(devices)
+    else:
+        listed = OVERVIEW_LINES + "\n".join(_device_line(d) for d in devices)
+    return text[:start] + listed + text[end:]
+
+
+_GROUPED_KEYS = frozenset({"names", "domain", "areas"})
+
+
+def _grouped(devices: list[dict[str, Any]]) -> str:
+    """One line per area and domain: ``light in Kitchen: Kitchen light; Spots``.
+
+    A device's own names stay as HA joins them (with commas); devices are
+    joined by semicolons. Areas in name order, devices with no area last.
+    """
+    groups: dict[tuple[bool, str, str, str], list[str]] = {}
+    for device in devices:
+        area = str(device.get("areas") or "")
+        domain = str(device.get("domain", ""))
+        key = (not area, area.casefold(), area, domain)
+        groups.setdefault(key, []).append(str(device["names"]))
+    lines = []
+    for (_no_area, _folded, area, domain), names in sorted(groups.items()):
+        where = f"{domain} in {area}" if area else domain
+        lines.append(f"{where}: {'; '.join(names)}")
+    return "\n".join(lines)
 
 
 def _device_line(device: dict[str, Any]) -> str:

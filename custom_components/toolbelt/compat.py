@@ -30,7 +30,11 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
   ``"(no response)"``; an empty answer is kept as a silent response; a second
   message while a turn runs raises ``ConversationBusyError``;
 - LLM APIs (2026.11): ``API.requires_admin`` (the "Home Assistant" API); a
-  turn without an administrator cannot get such an API's instance.
+  turn without an administrator cannot get such an API's instance;
+- exposed entities (2026.10): an entity's names are
+  ``intent.async_get_entity_aliases`` (registry aliases in the user's order,
+  the computed name among them; before: the state's name and an alias set), and
+  a device's area is ``device_registry.async_get_effective_area_id``.
 
 Everything is feature detection on the running HA, never a version compare.
 The schema library is read off ``llm.Tool.parameters``, not off what imports:
@@ -48,7 +52,13 @@ from types import ModuleType
 from typing import Any
 
 from homeassistant.components import ai_task, conversation
-from homeassistant.helpers import llm
+from homeassistant.core import HomeAssistant, State
+from homeassistant.helpers import (
+    device_registry as dr,
+    entity_registry as er,
+    intent,
+    llm,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,3 +323,33 @@ def live_context_prompt() -> str | None:
         if isinstance(text, str):
             return text
     return None
+
+
+# --- exposed entities -----------------------------------------------------------
+
+
+def entity_names(
+    hass: HomeAssistant,
+    entry: er.RegistryEntry | None,
+    state: State,
+    intent_module: Any = intent,
+) -> list[str]:
+    """The names HA's intents match an entity by, in HA's order.
+
+    HA 2026.10+ reads them with ``intent.async_get_entity_aliases``; before,
+    they were the state's name and the registry's aliases (a set: sorted here,
+    so the prompt is the same on every turn).
+    """
+    get = getattr(intent_module, "async_get_entity_aliases", None)
+    if get is not None:
+        return [str(name) for name in get(hass, entry, state=state)]
+    aliases = sorted(entry.aliases) if entry is not None else []
+    return [state.name, *aliases]
+
+
+def device_area_id(
+    hass: HomeAssistant, device: dr.DeviceEntry, registry_module: Any = dr
+) -> str | None:
+    """The area a device is in (HA 2026.10+: its effective area, a parent's)."""
+    get = getattr(registry_module, "async_get_effective_area_id", None)
+    return get(hass, device) if get is not None else device.area_id

@@ -55,6 +55,7 @@ from .const import (
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
     CONF_KEEP_ALIVE,
+    CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
     CONF_MAX_TOKENS,
@@ -72,12 +73,14 @@ from .const import (
     DEFAULT_AGENT_NAME,
     DEFAULT_AI_TASK_NAME,
     DEFAULT_KEEP_ALIVE,
+    DEFAULT_LARGE_HOME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TEMPERATURE,
     DEFAULT_TOOL_CHOICE,
     DEFAULT_TOOL_FORMAT,
     DOMAIN,
+    LARGE_HOME_MODES,
     LOGGER,
     MAX_DEVICE_COMMANDS_PER_TURN,
     MAX_TOOL_CALLS_PER_TURN,
@@ -800,6 +803,13 @@ def _agent_schema(
                 NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
             ),
             vol.Optional(CONF_INSTANT_CONFIRMATIONS, default=False): BooleanSelector(),
+            vol.Optional(CONF_LARGE_HOME, default=DEFAULT_LARGE_HOME): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(LARGE_HOME_MODES),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_LARGE_HOME,
+                )
+            ),
             vol.Optional(CONF_HANDOFF_TARGETS, default=[]): EntitySelector(
                 EntitySelectorConfig(
                     domain="conversation",

@@ -40,6 +40,9 @@ CONF_HANDOFF_TARGETS = "handoff_targets"
 CONF_WARM_UP = "warm_up"
 CONF_KEEP_ALIVE = "keep_alive"
 DEFAULT_KEEP_ALIVE = -1
+# Large home: auto, on or off (large_home.py: an index and find_devices).
+CONF_LARGE_HOME = "large_home"
+LARGE_HOME_MODES = ("auto", "on", "off")
 
 # AI Task subentry (an ai_task entity on the same server).
 SUBENTRY_AI_TASK = "ai_task_data"
@@ -48,6 +51,7 @@ DEFAULT_AI_TASK_NAME = "Toolbelt AI Task"
 DEFAULT_AGENT_NAME = "Toolbelt agent"
 DEFAULT_TOOL_FORMAT = "auto"
 DEFAULT_TOOL_CHOICE = "auto"
+DEFAULT_LARGE_HOME = "auto"
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -63,6 +67,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     CONF_REQUEST_TIMEOUT: DEFAULT_REQUEST_TIMEOUT,
     CONF_MAX_TOOL_CALLS: MAX_TOOL_CALLS_PER_TURN,
     CONF_MAX_DEVICE_COMMANDS: MAX_DEVICE_COMMANDS_PER_TURN,
+    CONF_LARGE_HOME: DEFAULT_LARGE_HOME,
 }
 
 # Listing models answers fast on every server; a slow answer means a sick server.

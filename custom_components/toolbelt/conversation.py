@@ -21,17 +21,19 @@ from homeassistant.util.ulid import ulid_now
 from . import compat
 from .assist_prompt import compact_system_prompt, compact_tool
 from .backend.base import CompletionRequest
-from .backend.errors import BackendError
+from .backend.errors import BackendContextOverflowError, BackendError
 from .confirmations import async_confirmation
 from .const import (
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
     CONF_KEEP_ALIVE,
+    CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MODEL,
     CONF_PROMPT,
     CONF_WARM_UP,
     DEFAULT_KEEP_ALIVE,
+    DEFAULT_LARGE_HOME,
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
@@ -41,7 +43,8 @@ from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn, chat_log_messages
-from .loop import ResultOut
+from .large_home import FIND_DEVICES_TOOL, ConversationHomes, HomeShape, LargeHome
+from .loop import Executor, ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
@@ -68,6 +71,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
         """The shared device; Assist may control the home when an API is set."""
         super().__init__(entry, subentry)
+        self._homes = ConversationHomes()
         if subentry.data.get(CONF_LLM_HASS_API):
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
@@ -222,10 +226,18 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     ) -> tuple[HAExecutor, list[dict[str, Any]], list[dict[str, Any]]]:
         """What the loop gets for a turn: the tool runner, the messages, the tools."""
         llm_api = chat_log.llm_api
+        devices = self._homes.devices(
+            self.hass,
+            chat_log.conversation_id,
+            llm_api.llm_context.assistant if llm_api else None,
+        )
+        shape = HomeShape.of(devices)
         # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
         tools = (
             [
-                compact_tool(compat.tool_to_openai(tool, llm_api.custom_serializer))
+                compact_tool(
+                    compat.tool_to_openai(tool, llm_api.custom_serializer), shape
+                )
                 for tool in drop_redundant_time(llm_api.tools)
             ]
             if llm_api
@@ -238,15 +250,25 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             user_input,
             chat_log.conversation_id,
         )
+        own: dict[str, Executor] = {}
         if handoff.offered:
             tools.append(handoff.openai_tool())
-        executor = HAExecutor(
-            llm_api, {HANDOFF_TOOL: handoff} if handoff.offered else {}
+            own[HANDOFF_TOOL] = handoff
+        large_home = LargeHome.for_turn(
+            self.hass,
+            self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
+            devices,
         )
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
-            system = compact_system_prompt(messages[0]["content"])
+            index = large_home.index if large_home else None
+            system = compact_system_prompt(messages[0]["content"], index)
             messages[0] = {**messages[0], "content": system}
+            # The lookup comes with the index, where HA's device list was found.
+            if large_home and index and index in system:
+                tools.append(large_home.openai_tool())
+                own[FIND_DEVICES_TOOL] = large_home
+        executor = HAExecutor(llm_api, own)
         return executor, messages, tools
 
     async def _async_warm_up_request(self) -> CompletionRequest | None:
@@ -320,6 +342,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
 
 
 BUSY_TEXT = "I'm still answering your last message. Ask me again in a moment."
+# Said when the prompt does not fit the model's context, with what to change.
+CONTEXT_OVERFLOW_TEXT = (
+    "Sorry, this is too long for the model's context on {server}; raise the"
+    " context size, or turn on the agent's large-home mode."
+)
 
 
 def _spoken_result(
@@ -341,10 +368,13 @@ def _spoken_error(
     err: BackendError,
 ) -> conversation.ConverseError:
     """A short sentence for TTS that names the server; details go to the log."""
-    response = intent.IntentResponse(language=user_input.language)
-    response.async_set_error(
-        intent.IntentResponseErrorCode.UNKNOWN, f"Sorry, {err.server} {err.reason}."
+    text = (
+        CONTEXT_OVERFLOW_TEXT.format(server=err.server)
+        if isinstance(err, BackendContextOverflowError)
+        else f"Sorry, {err.server} {err.reason}."
     )
+    response = intent.IntentResponse(language=user_input.language)
+    response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
     return conversation.ConverseError(
         str(err), conversation_id=chat_log.conversation_id, response=response
     )

@@ -13,6 +13,7 @@ from homeassistant.helpers import area_registry as ar, entity_registry as er
 from custom_components.toolbelt import compat
 from custom_components.toolbelt.assist_prompt import (
     LIVE_CONTEXT_SHORT,
+    OVERVIEW_LINES,
     OVERVIEW_SHORT,
     compact_system_prompt,
     compact_tool,
@@ -24,6 +25,7 @@ from tests.ha.conftest import (
     bare,
     speech,
 )
+from tests.ha.generated_home import async_setup_generated_home
 from tests.openai_server import OpenAIServer
 
 
@@ -57,14 +59,17 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     assert "Static Context" in hass_prompt
     assert "Static Context" not in sent
     assert OVERVIEW_SHORT in sent
-    # Every device keeps its names, domain and areas, one line each.
-    lines = [line for line in sent.splitlines() if line.startswith("- ")]
-    assert "- Kitchen light: light, Kitchen, Cookery" in lines
-    assert "- Porch light: light" in lines
+    # Every device keeps its names, domain and areas: one line per area and
+    # domain, devices joined by semicolons, the area's alias beside it.
+    lines = sent.splitlines()
+    assert "light in Kitchen, Cookery: Kitchen light" in lines
+    assert "light: Hallway light; Living room lamp; Porch light" in lines
     assert "When controlling Home Assistant" not in sent
-    assert "Control devices only by calling the tools" in sent
-    assert "HassTurnOn locks a lock" in sent
+    assert "Control devices only with the tools" in sent
+    # Locks: said once, by the tools' descriptions.
+    assert "to lock" not in sent
     assert "ask which area, unless there is only one." in sent
+    assert "This device cannot start timers." in sent
     # The whole system prompt, instructions and device rules included, is
     # shorter than 60 % of HA's Assist text alone.
     assert len(sent) < 0.6 * len(hass_prompt)
@@ -74,9 +79,17 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
         for t in openai_server.requests[0].tools
     }
     live_tool = tools["GetLiveContext"]
-    assert live_tool["description"].startswith("Current state, value or mode")
-    # HA 2026.10 gave it filters; the ones named for what they are lose their text.
     filters = live_tool["parameters"]["properties"]
+    # HA 2026.10 gave it filters: the description names them only where it has them.
+    assert live_tool["description"] == (
+        "Current state or value of devices and sensors."
+        + (
+            " Filter by name, area or domain (best for several of one type)."
+            if filters
+            else ""
+        )
+    )
+    # The filters named for what they are lose their text.
     assert set(filters) <= {"name", "domain", "area"}
     assert all(
         "description" not in filters[k] for k in ("name", "area") if k in filters
@@ -84,8 +97,12 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     assert tools["HassTurnOn"]["description"] == (
         "Turns on, opens or presses a device (locks a lock)."
     )
-    # Arguments, types and enums are untouched.
-    assert "device_class" in tools["HassTurnOn"]["parameters"]["properties"]
+    # No exposed entity has a device class or a floor: nothing to pass there.
+    assert set(tools["HassTurnOn"]["parameters"]["properties"]) == {
+        "name",
+        "area",
+        "domain",
+    }
 
 
 def test_text_hass_did_not_write_is_sent_unchanged() -> None:
@@ -102,7 +119,7 @@ def test_device_overview_keeps_states_and_attributes() -> None:
         "\nAfter."
     )
     assert compact_system_prompt(text) == (
-        OVERVIEW_SHORT + "- Thermostat, Hall heat: climate, Hall; state heat;"
+        OVERVIEW_LINES + "- Thermostat, Hall heat: climate, Hall; state heat;"
         " attributes current_temperature 19.5, temperature 21\n\nAfter."
     )
 
@@ -117,3 +134,52 @@ def test_tools_hass_did_not_write_are_untouched() -> None:
         },
     }
     assert compact_tool(script) is script
+
+
+async def test_intent_tools_offer_what_the_home_can_match(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """Device classes of the home's entities, floors where they are; and they work."""
+    ids = await async_setup_generated_home(hass, 12)
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_tool_calls(
+        [
+            {
+                "name": "HassTurnOn",
+                "arguments": {"area": "Kitchen", "device_class": ["outlet"]},
+            },
+            {"name": "HassTurnOn", "arguments": {"device_class": ["tv"]}},
+        ]
+    )
+    openai_server.reply_text("The kitchen socket is on.")
+
+    await async_converse(hass, "turn on the kitchen sockets")
+
+    assert hass.states.get(ids["Kitchen socket"]).state == "on"
+    assert hass.states.get(ids["Cellar socket"]).state == "off"
+    tools = {
+        bare(t["function"]["name"]): t["function"]["parameters"]["properties"]
+        for t in openai_server.requests[0].tools
+    }
+    # HA lists 21 classes for HassTurnOn; the home has two (kept in HA's order).
+    assert sorted(tools["HassTurnOn"]["device_class"]["items"]["enum"]) == [
+        "blind",
+        "outlet",
+    ]
+    assert tools["HassSetPosition"]["device_class"]["items"]["enum"] == ["blind"]
+    assert "floor" in tools["HassTurnOn"]
+    assert tools["HassSetPosition"]["position"] == {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 100,
+    }
+    # HassLightSet acts on lights only: a domain filter whose one allowed
+    # value is "light" (HA 2026.10+) goes; HA 2026.2's free one stays.
+    domain = tools["HassLightSet"].get("domain", {"items": {}})
+    assert "enum" not in domain["items"]
+    results = [
+        m["content"] for m in openai_server.requests[1].messages if m["role"] == "tool"
+    ]
+    assert "Kitchen socket" in results[0]
+    assert results[1].startswith("ERROR:")
+    assert "outlet" in results[1]

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any, ClassVar
 
 from homeassistant.components import ai_task, conversation
+from homeassistant.core import State
 from homeassistant.helpers import llm
 import probatio
 import pytest
@@ -323,3 +324,37 @@ def test_an_ai_task_structure_with_selectors_on_the_installed_ha() -> None:
     assert rendered["properties"]["name"]["type"] == "string"
     assert rendered["properties"]["tags"]["type"] == "array"
     assert rendered["properties"]["tags"]["items"]["enum"] == ["a", "b"]
+
+
+# -- exposed entities: names and a device's area ----------------------------------
+
+
+def test_entity_names_on_each_shape() -> None:
+    """2026.2: the state's name, then the registry's alias set (sorted);
+    2026.10+: whatever ``intent.async_get_entity_aliases`` says, in its order."""
+    state = State("light.reading_lamp", "off", {"friendly_name": "Reading lamp"})
+    entry: Any = SimpleNamespace(aliases={"Book light", "Armchair lamp"})
+    old = SimpleNamespace()
+    assert compat.entity_names(None, entry, state, old) == [
+        "Reading lamp",
+        "Armchair lamp",
+        "Book light",
+    ]
+    assert compat.entity_names(None, None, state, old) == ["Reading lamp"]
+
+    def aliases(hass: Any, entry: Any, *, state: State) -> list[str]:
+        return ["Book light", state.name]
+
+    new = SimpleNamespace(async_get_entity_aliases=aliases)
+    assert compat.entity_names(None, entry, state, new) == [
+        "Book light",
+        "Reading lamp",
+    ]
+
+
+def test_a_devices_area_on_each_shape() -> None:
+    """2026.2: the device's own area; 2026.10+: its effective area."""
+    device: Any = SimpleNamespace(area_id="study")
+    assert compat.device_area_id(None, device, SimpleNamespace()) == "study"
+    new = SimpleNamespace(async_get_effective_area_id=lambda hass, device: "hall")
+    assert compat.device_area_id(None, device, new) == "hall"

@@ -201,8 +201,8 @@ async def test_an_overlong_prompt_is_spoken_as_the_context_error(
     result = await async_converse(hass, "turn on the kitchen light")
 
     assert speech(result) == (
-        "Sorry, the llama.cpp server could not fit this conversation into the"
-        " model's context."
+        "Sorry, this is too long for the model's context on the llama.cpp"
+        " server; raise the context size, or turn on the agent's large-home mode."
     )
     assert _light(hass) == "off"
 
