@@ -61,9 +61,9 @@ class WarmUp:
 
     ``build``: the agent's opening request for a conversation without a user,
     None when the agent is not ready; ``prefix``: whether it is sent (the
-    agent's option); ``keep_alive``: minutes the server keeps
-    the model loaded after a request (-1: always; None: the server decides),
-    where the server kind takes it (Ollama).
+    agent's option); ``keep_alive``: minutes the server keeps the model loaded
+    after a request (-1: always; None: the server decides), where the server
+    kind takes it (Ollama).
     """
 
     def __init__(
@@ -232,11 +232,8 @@ class WarmUp:
 
     async def _async_keep_alive(self) -> None:
         runtime = self._entry.runtime_data
-        seconds = (
-            KEEP_LOADED
-            if self._keep_alive == KEEP_LOADED
-            else round((self._keep_alive or 0) * 60)
-        )
+        minutes = self._keep_alive or 0
+        seconds = KEEP_LOADED if minutes < 0 else round(minutes * 60)
         try:
             await runtime.backend.keep_alive(self._model, seconds)
         except BackendError as err:
