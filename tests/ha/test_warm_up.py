@@ -16,6 +16,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
+from custom_components.toolbelt.const import CONF_KEEP_ALIVE, CONF_WARM_UP
 from custom_components.toolbelt.warmup import WARM_UP_DELAY
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer, RecordedRequest
@@ -150,3 +151,27 @@ async def test_ollama_kept_loaded_is_warmed_again_after_its_idle_limit(
 
     assert len(openai_server.requests) == 2
     assert openai_server.requests[1].messages == openai_server.requests[0].messages
+
+
+async def test_the_agent_form_offers_what_the_server_takes(
+    hass: HomeAssistant, ha_ready, openai_server_factory
+) -> None:
+    """The warm-up for every local server, the keep-alive for Ollama only,
+    neither for OpenAI."""
+    offered = {}
+    for kind in ("llamacpp", "ollama", "openai"):
+        server = await openai_server_factory()
+        entry = await async_add_toolbelt(hass, server, server_kind=kind)
+        (subentry,) = entry.subentries.values()
+        result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+        offered[kind] = {str(key) for key in result["data_schema"].schema} & {
+            CONF_WARM_UP,
+            CONF_KEEP_ALIVE,
+        }
+        await hass.config_entries.async_remove(entry.entry_id)
+
+    assert offered == {
+        "llamacpp": {CONF_WARM_UP},
+        "ollama": {CONF_WARM_UP, CONF_KEEP_ALIVE},
+        "openai": set(),
+    }
