@@ -128,9 +128,10 @@ def agent_turn(
     The turn's requests leave the agent's prompt in the server's cache: its
     warm-up counts from the turn's end.
     """
+    runtime = entry.runtime_data  # a reload after the turn replaces it
     with entry_in_use(hass, entry), agent_prompt(entry, subentry):
         yield
-    if warm_up := entry.runtime_data.warm_ups.get(subentry.subentry_id):
+    if warm_up := runtime.warm_ups.get(subentry.subentry_id):
         warm_up.async_turn_done()
 
 
