@@ -23,6 +23,13 @@ whose first looks the device up with find_devices.
 Run from the repository root: .venv/bin/python -m bench.prompt_bench
 (the newest lane: HA's llama_cpp integration needs HA 2026.10 or newer).
 PROMPT_BENCH_SIZES=8,1000 measures only those sizes.
+
+Last, characters of system prompt plus
+tools of Toolbelt's first request in every tool-call format, with the dev
+instance's demo home (config/demo_devices.yaml: lights, blinds, garage door,
+lock, thermostat), Assist plus Toolbelt tools with a search backend, and a
+hand-off to HA's built-in agent: 17 tools on HA 2026.11. ``--formats``
+prints only that table.
 """
 
 from __future__ import annotations
@@ -37,12 +44,16 @@ import os
 from pathlib import Path
 import socket
 import statistics
+import sys
 import tempfile
 import time
 from typing import Any
 
 from homeassistant import loader
 from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import (
@@ -52,6 +63,7 @@ from homeassistant.helpers import (
     llm,
 )
 from homeassistant.setup import async_setup_component
+from homeassistant.util.yaml import load_yaml_dict
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_test_home_assistant,
@@ -59,6 +71,7 @@ from pytest_homeassistant_custom_component.common import (
 
 from custom_components.toolbelt.const import (
     CONF_BASE_URL,
+    CONF_HANDOFF_TARGETS,
     CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MODEL,
@@ -67,7 +80,14 @@ from custom_components.toolbelt.const import (
     DOMAIN,
 )
 from custom_components.toolbelt.large_home import FIND_DEVICES_TOOL, exposed_devices
-from custom_components.toolbelt.tools.const import API_ID as TOOLS_API_ID
+from custom_components.toolbelt.toolcalls.registry import DIALECTS
+from custom_components.toolbelt.tools.const import (
+    API_ID as TOOLS_API_ID,
+    CONF_SEARCH_BACKEND,
+    CONF_SEARCH_URL,
+    SEARCH_SEARXNG,
+    SUBENTRY_TYPE_TOOLS,
+)
 from tests.ha.generated_home import async_setup_generated_home
 from tests.openai_server import OpenAIServer
 
@@ -349,6 +369,125 @@ async def main() -> tuple[list[tuple[str, int, float, float]], dict[str, str]]:
     return rows, dumps
 
 
+DEMO_DEVICES = Path(__file__).parent.parent / "config" / "demo_devices.yaml"
+# Every format an agent can be set to; ``native`` sends the tools as ``auto`` does.
+FORMATS = ("auto", *(name for name in DIALECTS if name != "native"))
+
+
+# The dev instance's demo entities (script/dev_provision.py) and their areas.
+DEV_AREAS = {
+    "light.kitchen_light": "Kitchen",
+    "light.living_room_lamp": "Living Room",
+    "light.living_room_ceiling_light": "Living Room",
+    "cover.living_room_blinds": "Living Room",
+    "sensor.living_room_temperature": "Living Room",
+    "climate.thermostat": "Living Room",
+    "cover.garage_door": "Garage",
+    "lock.front_door_lock": "Hallway",
+}
+
+
+async def _dev_home(hass: HomeAssistant) -> None:
+    """The dev instance's demo devices, in areas and exposed as it exposes them."""
+    http = {"server_host": ["127.0.0.1"], "server_port": _free_port()}
+    assert await async_setup_component(hass, "http", {"http": http})
+    for component in ("homeassistant", "conversation", "intent"):
+        assert await async_setup_component(hass, component, {})
+    config = load_yaml_dict(str(DEMO_DEVICES))
+    for domain in ("input_boolean", "input_number", "template", "climate"):
+        assert await async_setup_component(hass, domain, {domain: config[domain]})
+    await hass.async_block_till_done()
+    areas, entities = ar.async_get(hass), er.async_get(hass)
+    for state in hass.states.async_all():
+        area = DEV_AREAS.get(state.entity_id)
+        async_expose_entity(hass, "conversation", state.entity_id, area is not None)
+        if area is not None:
+            area_id = (
+                areas.async_get_area_by_name(area) or areas.async_create(area)
+            ).id
+            entities.async_update_entity(state.entity_id, area_id=area_id)
+    assert len({e for e in DEV_AREAS if hass.states.get(e)}) == len(DEV_AREAS)
+
+
+async def format_sizes() -> tuple[int, dict[str, int], dict[str, str]]:
+    """Tools; characters of system prompt + tools per format; system prompts."""
+    with tempfile.TemporaryDirectory() as config_dir:
+        async with async_test_home_assistant(config_dir=config_dir) as hass:
+            hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            frame.async_setup(hass)
+            hass.config.config_dir = config_dir
+            await _dev_home(hass)
+            async with OpenAIServer() as server:
+                subentries = [
+                    ConfigSubentryData(
+                        data={
+                            CONF_MODEL: "bench-model",
+                            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, TOOLS_API_ID],
+                            CONF_TOOL_FORMAT: fmt,
+                            CONF_HANDOFF_TARGETS: ["conversation.home_assistant"],
+                        },
+                        subentry_type="conversation",
+                        title=f"format {fmt}",
+                        unique_id=None,
+                    )
+                    for fmt in FORMATS
+                ]
+                subentries.append(
+                    ConfigSubentryData(
+                        data={
+                            CONF_SEARCH_BACKEND: SEARCH_SEARXNG,
+                            CONF_SEARCH_URL: "http://127.0.0.1:9",
+                        },
+                        subentry_type=SUBENTRY_TYPE_TOOLS,
+                        title="Tool backends",
+                        unique_id=None,
+                    )
+                )
+                entry = MockConfigEntry(
+                    domain=DOMAIN,
+                    title="Toolbelt formats",
+                    data={CONF_SERVER_KIND: "llamacpp", CONF_BASE_URL: server.base_url},
+                    subentries_data=subentries,
+                )
+                entry.add_to_hass(hass)
+                assert await hass.config_entries.async_setup(entry.entry_id)
+                await hass.async_block_till_done()
+                agents = {
+                    state.attributes["friendly_name"].removeprefix("format "): state
+                    for state in hass.states.async_all("conversation")
+                    if state.attributes.get("friendly_name", "").startswith("format ")
+                }
+                sizes: dict[str, int] = {}
+                prompts: dict[str, str] = {}
+                tools = 0
+                for fmt in FORMATS:
+                    server.reply_text("Hello.")
+                    start = len(server.requests)
+                    await conversation.async_converse(
+                        hass, "hi", None, None, agent_id=agents[fmt].entity_id
+                    )
+                    request = server.requests[start]
+                    sizes[fmt] = _static_chars(request)
+                    if request.tools:
+                        tools = len(request.tools)
+                    prompts[fmt] = request.messages[0]["content"]
+                assert await hass.config_entries.async_unload(entry.entry_id)
+            await hass.async_stop()
+    return tools, sizes, prompts
+
+
+def report_formats() -> None:
+    """Print the characters each format sends, beside ``react``'s."""
+    tools, sizes, prompts = asyncio.run(format_sizes())
+    if DUMP:
+        for fmt, text in prompts.items():
+            Path(DUMP, f"format_{fmt}.txt").write_text(text)
+    print(f"system prompt + tools, {tools} tools (Assist, Toolbelt tools, handoff)")
+    print(f"{'format':<16} {'characters':>10} {'x react':>8}")
+    for fmt, chars in sizes.items():
+        print(f"{fmt:<16} {chars:>10,} {chars / sizes['react']:>8.2f}")
+
+
 SizeRow = tuple[int, int, int, int, int, float]
 
 
@@ -397,6 +536,9 @@ async def sizes() -> tuple[list[SizeRow], dict[str, str]]:
 
 def report() -> None:
     """Run the bench, print the tables, and write the dumps when asked."""
+    if "--formats" in sys.argv[1:]:
+        report_formats()
+        return
     rows, dumps = asyncio.run(main())
     size_rows, size_dumps = asyncio.run(sizes())
     if DUMP:
@@ -418,6 +560,8 @@ def report() -> None:
             f"{size:>8,} {core_chars:>8,} {auto:>9,} {auto / core_chars:>7.2f}"
             f" {listed:>9,} {large:>8,} {large / core_chars:>7.2f} {reuse:>7.1%}"
         )
+    print()
+    report_formats()
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.toolcalls_bench``. Prints the median and p99
 parse time of the ``auto`` chain per corpus reply (targets: median < 50 µs for
-replies under 2 kB), the accuracy on the dev corpus and the engine fixtures
-(exact calls, false positives, clean content), the time for 1 MB adversarial inputs (target < 100 ms,
+replies under 2 kB), the accuracy on the dev corpus, the engine fixtures and
+the 2024-2026 families (exact calls, false positives, clean content), the time for 1 MB adversarial inputs (target < 100 ms,
 i.e. no catastrophic backtracking or per-block rescans), each dialect alone on
 256 kB and 1 MB of its own opening markup (time and refused calls), ``clean()`` on 1 MB of
 reasoning blocks, and the streaming detector's cost per chunk and per 64 kB of
@@ -291,6 +291,7 @@ def bench_accuracy(auto, catalog: Catalog) -> None:
     for label, path in (
         ("dev corpus", CORPUS / "dev.jsonl"),
         ("engine fixtures", fixtures / "engine_misses.jsonl"),
+        ("2024-2026 families", fixtures / "engine_families.jsonl"),
     ):
         cases = [json.loads(line) for line in path.read_text().splitlines() if line]
         exact = clean_content = false_pos = 0

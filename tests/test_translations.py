@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import json
 from pathlib import Path
 import re
+import string
 from typing import Any
 
 from homeassistant.helpers import config_validation as cv
@@ -26,6 +27,9 @@ FILES = [
     INTEGRATION / "strings.json",
     *sorted((INTEGRATION / "translations").glob("*.json")),
 ]
+ENGLISH = INTEGRATION / "translations" / "en.json"
+# The languages the UI is translated into (README, Languages).
+LANGUAGES = ["de", "es", "fr", "it", "nl", "pl"]
 
 # The placeholders the code fills in, by string; every other string has none.
 # (A placeholder the code does not pass stays "{name}" on screen, or fails.)
@@ -53,6 +57,25 @@ ARGUMENTS: dict[str, set[str]] = {
     "exceptions.logprobs_refused.message": {"message", "server"},
     "exceptions.evaluation_no_label.message": {"labels", "question", "reply"},
     "exceptions.evaluation_too_many_options.message": {"count", "question"},
+    # Spoken sentences (spoken.py); {server} is a server_name_* sentence.
+    "exceptions.context_overflow.message": {"server"},
+    **{
+        f"exceptions.server_{key}.message": {"server"}
+        for key in (
+            "failed",
+            "not_reached",
+            "timeout",
+            "auth",
+            "busy",
+            "stream_error",
+            "tool_parse",
+            "bad_reply",
+            "broke_off",
+        )
+    },
+    "exceptions.server_internal_error.message": {"server", "status"},
+    "exceptions.server_bad_request.message": {"message", "server"},
+    "exceptions.server_bad_request_status.message": {"server", "status"},
     "issues.search_auth_failed.title": {"backend"},
     "issues.search_auth_failed.description": {"backend", "details"},
     "issues.memory_auth_failed.description": {"details"},
@@ -96,7 +119,7 @@ def _problem(key: str, text: Any) -> str | None:
 def test_every_string_renders_in_the_frontend(path: Path) -> None:
     """Each string parses as an ICU message, with only the arguments the code passes."""
     strings = list(_leaves(json.loads(path.read_text(encoding="utf-8"))))
-    assert len(strings) > 100
+    assert len(strings) > 100  # the whole UI, not a part of it
     problems = {
         key: problem for key, text in strings if (problem := _problem(key, text))
     }
@@ -149,3 +172,55 @@ def test_hassfest_rule_refuses_html() -> None:
     # voluptuous' Invalid on older HAs, probatio's on 2026.11.
     with pytest.raises(Exception, match="should not contain HTML"):
         cv.string_with_no_html("Hermes <tool_call> JSON")
+
+
+def _strings(path: Path) -> dict[str, Any]:
+    return dict(_leaves(json.loads(path.read_text(encoding="utf-8"))))
+
+
+def test_the_translated_languages_are_shipped() -> None:
+    """A language the README names has its file; no other file goes unchecked."""
+    shipped = sorted(path.stem for path in (INTEGRATION / "translations").glob("*"))
+    assert shipped == sorted(["en", *LANGUAGES])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_translation_has_the_english_keys_and_placeholders(language: str) -> None:
+    """Every English string is translated (no English fallback), none is left over,
+    and each keeps the placeholders the code fills in (a lost one hides a value,
+    a misspelt one shows "{name}" on screen)."""
+    english = _strings(ENGLISH)
+    translated = _strings(INTEGRATION / "translations" / f"{language}.json")
+    assert sorted(set(english) - set(translated)) == []  # missing
+    assert sorted(set(translated) - set(english)) == []  # extra
+    placeholders = {
+        key: (set(parse(english[key]).arguments), set(parse(text).arguments))
+        for key, text in translated.items()
+    }
+    assert {key: pair for key, pair in placeholders.items() if pair[0] != pair[1]} == {}
+
+
+def _placeholders(text: str) -> set[str]:
+    """The fields HA's backend fills in (str.format), read as HA reads them."""
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in FILES if path.stem not in ("strings", "en")],
+    ids=lambda path: path.name,
+)
+def test_a_translation_keeps_the_english_placeholders(path: Path) -> None:
+    """Each translated string has exactly its English string's placeholders.
+
+    HA drops a translation whose placeholders differ (the user would get
+    English), and the frontend shows a misspelt one as "{name}"."""
+    english = dict(_leaves(json.loads(FILES[0].read_text(encoding="utf-8"))))
+    translated = dict(_leaves(json.loads(path.read_text(encoding="utf-8"))))
+    assert sorted(set(translated) - set(english)) == []  # no key English lacks
+    differ = {
+        key: (sorted(_placeholders(text)), sorted(_placeholders(english[key])))
+        for key, text in translated.items()
+        if _placeholders(text) != _placeholders(english[key])
+    }
+    assert differ == {}

@@ -11,6 +11,7 @@ function of its input: the prompt stays byte-stable for the server's cache.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 import re
 from typing import Any
@@ -18,13 +19,13 @@ from typing import Any
 import yaml
 
 from . import compat
-from .ha_tools import plain_name
+from .ha_tools import plain_name, sent_name
 from .large_home import HomeShape
 
 _LIVE_CONTEXT = compat.live_context_prompt()
 _LIVE_CONTEXT_SHORT = (
     "For the CURRENT state of anything in the home (a lock, the weather), call"
-    " the live-context tool and answer from its result; never say you cannot."
+    " GetLiveContext and answer from its result; never say you cannot."
     " Which devices exist: see the {} below. Answer other questions from your"
     " own knowledge.\n"
 )
@@ -92,20 +93,111 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @lru_cache(maxsize=16)
-def compact_system_prompt(text: str, device_index: str | None = None) -> str:
+def compact_system_prompt(
+    text: str,
+    api_prompt: str = "",
+    tool_names: tuple[str, ...] = (),
+    device_index: str | None = None,
+) -> str:
     """The system prompt with HA's long Assist texts said shorter.
 
-    ``device_index``: large-home mode's index, which takes the place of HA's
-    device list (the caller checks that it did: HA's list may be missing).
+    ``api_prompt``: the LLM API's part of the prompt, as HA wrote it into
+    ``text``; only that part is rewritten, and every tool it names is named
+    as ``tool_names`` (the tools sent) spell it. Without it, the whole text is
+    shortened and no name is touched. ``device_index``: large-home mode's
+    index, which takes the place of HA's device list (the caller checks that
+    it did: HA's list may be missing).
+
     Cached: the prompt only changes when the home or the instructions do, so a
     turn pays one dictionary lookup, not a YAML read on the event loop.
     """
+    start = text.find(api_prompt) if api_prompt else -1
+    if start < 0:
+        return _compact(text, device_index)
+    end = start + len(api_prompt)
+    shorter = tools_as_sent(_compact(api_prompt, device_index), tool_names)
+    return text[:start] + shorter + text[end:]
+
+
+def _compact(text: str, device_index: str | None = None) -> str:
+    """HA's live-data rules, device sentences and device list, said shorter."""
     if _LIVE_CONTEXT and _LIVE_CONTEXT in text:
         short = LIVE_CONTEXT_INDEXED if device_index else LIVE_CONTEXT_SHORT
         text = text.replace(_LIVE_CONTEXT, short, 1)
     for pattern, short in _SENTENCES:
         text = pattern.sub(short, text, count=1)
     return _compact_overview(text, device_index)
+
+
+# HA's heading of each API's instructions in a merged API; HA 2026.11 lists
+# the API's tools after it.
+_SECTION = re.compile(
+    r'^Follow these instructions for tools from "([^"]+)"(?: \(([^)\n]*)\))?:$', re.M
+)
+# What names a tool in a prompt: a `quoted` word, a namespaced name, one of
+# HA's intent-style names, "the NAME tool", or a snake_case word.
+_TOOL_WORD = re.compile(
+    r"`(?P<quoted>[\w.-]+)`"
+    r"|\bthe (?P<called>\w+) tool\b"
+    r"|\b(?P<word>(?:[A-Za-z0-9-]+__)+\w+|(?:Hass|Get)[A-Z]\w*|[a-z0-9]+(?:_[a-z0-9]+)+)\b"
+)
+
+
+def tools_as_sent(text: str, names: Collection[str]) -> str:
+    """``text`` with every tool it names spelled as the tools sent spell it.
+
+    A word is only taken for a tool when a sent tool has that name (plain or
+    namespaced), so prose stays prose. The tool lists HA 2026.11 writes into a
+    merged API's headings keep only the tools sent (Toolbelt drops its own
+    ``time`` beside Assist's ``GetDateTime``).
+    """
+    if not names:
+        return text
+    names = frozenset(names)
+    parts: list[str] = []
+    last, namespace = 0, None
+    for heading in _SECTION.finditer(text):
+        parts.append(_named(text[last : heading.start()], names, namespace))
+        namespace = heading[1]
+        parts.append(_heading(heading, names))
+        last = heading.end()
+    parts.append(_named(text[last:], names, namespace))
+    return "".join(parts)
+
+
+def _heading(heading: re.Match[str], names: frozenset[str]) -> str:
+    """An API's heading, listing only the tools sent, as they are spelled."""
+    if heading[2] is None:
+        return heading[0]
+    listed = (sent_name(n.strip(), names, heading[1]) for n in heading[2].split(","))
+    kept = ", ".join(dict.fromkeys(name for name in listed if name))
+    head = f'Follow these instructions for tools from "{heading[1]}"'
+    return f"{head} ({kept}):" if kept else f"{head}:"
+
+
+def _named(text: str, names: frozenset[str], namespace: str | None) -> str:
+    def spelled(word: re.Match[str]) -> str:
+        name = word["quoted"] or word["called"] or word["word"]
+        sent = sent_name(name, names, namespace)
+        if sent is None or sent == name:
+            return word[0]
+        return word[0].replace(name, sent, 1)
+
+    return _TOOL_WORD.sub(spelled, text)
+
+
+def described_as_sent(
+    tools: list[dict[str, Any]], names: Collection[str]
+) -> list[dict[str, Any]]:
+    """OpenAI ``tools`` whose descriptions name other tools as they are sent."""
+    described = []
+    for tool in tools:
+        function = tool.get("function") or {}
+        text = function.get("description")
+        if isinstance(text, str) and (named := tools_as_sent(text, names)) != text:
+            tool = {**tool, "function": {**function, "description": named}}
+        described.append(tool)
+    return described
 
 
 def compact_tool(tool: dict[str, Any], home: HomeShape | None = None) -> dict[str, Any]:

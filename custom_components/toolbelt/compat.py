@@ -31,6 +31,10 @@ Toolbelt supports HA 2026.2 and newer. Read from the real sources of 2026.2.3,
   message while a turn runs raises ``ConversationBusyError``;
 - LLM APIs (2026.11): ``API.requires_admin`` (the "Home Assistant" API); a
   turn without an administrator cannot get such an API's instance;
+- HA's own intent recognizer: the built-in agent's recognize-only
+  ``async_recognize_intent(user_input, strict_intents_only=...)`` is the same
+  on all three; read through feature detection all the same, as it is not in
+  ``conversation.__all__`` (the honesty guard does without it if it goes);
 - exposed entities (2026.10): an entity's names are
   ``intent.async_get_entity_aliases`` (registry aliases in the user's order,
   the computed name among them; before: the state's name and an alias set), and
@@ -48,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass
 from importlib import import_module
+import inspect
 from types import ModuleType
 from typing import Any
 
@@ -323,6 +328,60 @@ def live_context_prompt() -> str | None:
         if isinstance(text, str):
             return text
     return None
+
+
+# --- HA's own intent recognizer --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RecognizedIntent:
+    """An intent HA's built-in agent read in the user's words, not run."""
+
+    name: str
+    slots: dict[str, Any]
+
+
+def _recognizer(hass: Any) -> Callable[..., Any] | None:
+    """The built-in agent's recognize-only method, where this HA has one."""
+    agent = conversation.async_get_agent(hass, conversation.HOME_ASSISTANT_AGENT)
+    recognize = getattr(agent, "async_recognize_intent", None)
+    if not callable(recognize):
+        return None
+    if "strict_intents_only" not in inspect.signature(recognize).parameters:
+        return None
+    return recognize
+
+
+async def async_recognize_intent(
+    hass: Any, user_input: conversation.ConversationInput
+) -> RecognizedIntent | None:
+    """What HA's built-in agent reads in ``user_input``, without running it.
+
+    Strict matching, as "Prefer handling commands locally" matches: exposed
+    entities and HA's own sentences in the user's language. The default
+    agent's ``async_recognize_intent`` (HA 2026.2 to 2026.11); the public
+    ``conversation.async_handle_intents`` would run the intent. None when
+    nothing matched, or this HA has no such method.
+    """
+    recognize = _recognizer(hass)
+    if recognize is None:
+        return None
+    result = await recognize(user_input, strict_intents_only=True)
+    intent = getattr(result, "intent", None)
+    if intent is None or getattr(result, "unmatched_entities", None):
+        return None
+    entities = getattr(result, "entities", None) or {}
+    return RecognizedIntent(
+        intent.name, {name: entity.value for name, entity in entities.items()}
+    )
+
+
+async def async_prepare_recognizer(hass: Any, language: str) -> None:
+    """Load HA's sentences of ``language`` ahead of the first turn."""
+    if _recognizer(hass) is not None:
+        await conversation.async_prepare_agent(
+            hass, conversation.HOME_ASSISTANT_AGENT, language
+        )
 
 
 # --- exposed entities -----------------------------------------------------------

@@ -63,6 +63,7 @@ from .const import (
     CONF_MODEL,
     CONF_PROMPT,
     CONF_REQUEST_TIMEOUT,
+    CONF_RUN_RECOGNIZED,
     CONF_SERVER_KIND,
     CONF_STRICT_CALLS,
     CONF_TEMPERATURE,
@@ -803,6 +804,7 @@ def _agent_schema(
                 NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
             ),
             vol.Optional(CONF_INSTANT_CONFIRMATIONS, default=False): BooleanSelector(),
+            vol.Optional(CONF_RUN_RECOGNIZED, default=False): BooleanSelector(),
             vol.Optional(CONF_LARGE_HOME, default=DEFAULT_LARGE_HOME): SelectSelector(
                 SelectSelectorConfig(
                     options=list(LARGE_HOME_MODES),

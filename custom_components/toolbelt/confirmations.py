@@ -6,7 +6,8 @@ home-assistant-intents (the sentences HA's built-in agent says: "Turned on the
 light", "Licht eingeschaltet") is rendered in the conversation's language,
 with the call's slots and the first matched entity, as HA's agent renders it.
 A command without an intent (a script, another integration's tool) gets a
-short "Done." in that language.
+short "Done." in that language. When a command was asked for and nothing ran,
+the honesty guard says so in the same languages.
 """
 
 from __future__ import annotations
@@ -47,6 +48,31 @@ DONE: dict[str, str] = {
 }
 
 
+# Said when a device command was asked for and nothing ran (the honesty guard).
+NOTHING_CHANGED: dict[str, str] = {
+    "en": "Sorry, I did not do that: nothing was changed.",
+    "de": "Entschuldigung, das habe ich nicht getan: Es wurde nichts geändert.",
+    "fr": "Désolé, je ne l'ai pas fait : rien n'a été modifié.",
+    "es": "Lo siento, no lo he hecho: no se ha cambiado nada.",
+    "it": "Mi dispiace, non l'ho fatto: non è stato cambiato nulla.",
+    "nl": "Sorry, dat heb ik niet gedaan: er is niets veranderd.",
+    "pt": "Desculpe, não o fiz: nada foi alterado.",
+    "pl": "Przepraszam, nie zrobiłem tego: nic nie zostało zmienione.",
+    "sv": "Förlåt, det gjorde jag inte: inget har ändrats.",
+    "da": "Beklager, det gjorde jeg ikke: intet er ændret.",
+    "nb": "Beklager, det gjorde jeg ikke: ingenting er endret.",
+    "fi": "Anteeksi, en tehnyt sitä: mitään ei muutettu.",
+    "cs": "Promiňte, to jsem neudělal: nic se nezměnilo.",
+    "ru": "Извините, я этого не сделал: ничего не изменилось.",
+    "uk": "Вибачте, я цього не зробив: нічого не змінилося.",
+}
+
+
+def nothing_changed(language: str | None) -> str:
+    """The honesty guard's sentence, in ``language`` (else English)."""
+    return _in_language(NOTHING_CHANGED, language or FALLBACK_LANGUAGE)
+
+
 async def async_confirmation(
     hass: HomeAssistant, language: str | None, outcomes: Sequence[ResultOut]
 ) -> str:
@@ -64,7 +90,17 @@ async def async_confirmation(
 
 
 def _done(language: str) -> str:
-    return DONE.get(language.replace("_", "-").split("-")[0].lower(), DONE["en"])
+    return _in_language(DONE, language)
+
+
+def _in_language(table: dict[str, str], language: str) -> str:
+    """The table's sentence for the language's primary subtag, else English."""
+    return table.get(language.replace("_", "-").split("-")[0].lower(), table["en"])
+
+
+def has_sentences(language: str) -> bool:
+    """Whether HA's own sentences (home-assistant-intents) cover ``language``."""
+    return bool(language_util.matches(language, get_languages()))
 
 
 def _sentence(hass: HomeAssistant, responses: dict[str, Any], data: Any) -> str | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from .backend.base import DEFAULT_REQUEST_TIMEOUT
+
 DOMAIN = "toolbelt"
 LOGGER = logging.getLogger(__package__)
 
@@ -32,6 +34,8 @@ CONF_CONSTRAINTS = "constraints"
 CONF_CHECK_AGAIN = "check_again"
 # A round of device commands that all worked ends the turn with HA's own words.
 CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
+# A device command HA recognized, which the model would not run, is run by HA.
+CONF_RUN_RECOGNIZED = "run_recognized_commands"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
 CONF_HANDOFF_TARGETS = "handoff_targets"
 # The warm-up (warmup.py): the agent's fixed prompt sent ahead to the server's
@@ -54,7 +58,6 @@ DEFAULT_TOOL_CHOICE = "auto"
 DEFAULT_LARGE_HOME = "auto"
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_MAX_TOKENS = 1024
-DEFAULT_REQUEST_TIMEOUT = 60.0
 MAX_TOOL_CALLS_PER_TURN = 20
 MAX_DEVICE_COMMANDS_PER_TURN = 3
 

@@ -19,9 +19,9 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
-from .assist_prompt import compact_system_prompt, compact_tool
+from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
 from .backend.base import CompletionRequest
-from .backend.errors import BackendContextOverflowError, BackendError
+from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
     CONF_HANDOFF_TARGETS,
@@ -31,6 +31,7 @@ from .const import (
     CONF_LLM_HASS_API,
     CONF_MODEL,
     CONF_PROMPT,
+    CONF_RUN_RECOGNIZED,
     CONF_WARM_UP,
     DEFAULT_KEEP_ALIVE,
     DEFAULT_LARGE_HOME,
@@ -46,6 +47,8 @@ from .history import FailedTurn, chat_log_messages
 from .large_home import FIND_DEVICES_TOOL, ConversationHomes, HomeShape, LargeHome
 from .loop import Executor, ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
+from .recognizer import IntentRecognizer, async_load_sentences
+from .spoken import Phrases, async_phrases
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call, drop_redundant_time
 from .tools.turn_history import async_record_turn
@@ -114,6 +117,15 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         """The model decides which languages it speaks."""
         return MATCH_ALL
 
+    async def async_prepare(self, language: str | None = None) -> None:
+        """Load HA's own sentences for the honesty guard before the first turn.
+
+        HA's Assist pipeline calls this before it runs; recognizing a turn's
+        words then costs milliseconds, not the seconds of a first load.
+        """
+        if self.subentry.data.get(CONF_LLM_HASS_API):
+            await async_load_sentences(self.hass, language or self.hass.config.language)
+
     async def async_process(
         self, user_input: conversation.ConversationInput
     ) -> conversation.ConversationResult:
@@ -122,7 +134,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         try:
             return await super().async_process(user_input)
         except compat.BUSY_ERRORS:
-            return _spoken_result(user_input, user_input.conversation_id, BUSY_TEXT)
+            phrases = await async_phrases(self.hass, user_input.language)
+            return conversation.ConversationResult(
+                response=_spoken_error(user_input, phrases.say("busy")),
+                conversation_id=user_input.conversation_id,
+            )
 
     async def _async_handle_message(
         self,
@@ -135,11 +151,12 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         (what the user heard), marked so that later turns show the model a
         failed request, not an answer.
         """
+        phrases = await async_phrases(self.hass, user_input.language)
         try:
             # Our tools learn which agent calls them (model, self, prompt lines).
             with agent_turn(self.hass, self.entry, self.subentry):
                 await self._async_provide_prompt(user_input, chat_log)
-                await self._async_run_turn(user_input, chat_log)
+                await self._async_run_turn(user_input, chat_log, phrases)
                 async_record_turn(self.hass, user_input, chat_log)
         except conversation.ConverseError as err:
             spoken = err.response.speech.get("plain", {}).get("speech", "")
@@ -254,6 +271,9 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         if handoff.offered:
             tools.append(handoff.openai_tool())
             own[HANDOFF_TOOL] = handoff
+        # Every tool a prompt or a description names is named as it is sent.
+        names = tuple(tool["function"]["name"] for tool in tools)
+        tools = described_as_sent(tools, names)
         large_home = LargeHome.for_turn(
             self.hass,
             self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
@@ -262,7 +282,12 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         messages = chat_log_messages(chat_log.content)
         if messages and messages[0].get("role") == "system":
             index = large_home.index if large_home else None
-            system = compact_system_prompt(messages[0]["content"], index)
+            system = compact_system_prompt(
+                messages[0]["content"],
+                llm_api.api_prompt if llm_api else "",
+                names,
+                index,
+            )
             messages[0] = {**messages[0], "content": system}
             # The lookup comes with the index, where HA's device list was found.
             if large_home and index and index in system:
@@ -309,8 +334,21 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
+        phrases: Phrases,
     ) -> None:
         executor, messages, tools = self._turn_input(user_input, chat_log)
+        # The honesty guard reads the words as HA would, if the agent has devices.
+        recognizer = (
+            IntentRecognizer(
+                self.hass,
+                user_input,
+                tools,
+                executor,
+                run=bool(self.subentry.data.get(CONF_RUN_RECOGNIZED, False)),
+            )
+            if executor.offers_device_commands()
+            else None
+        )
         # The turn's trace is keyed by the HA context, as our tools key theirs.
         turn_id = user_input.context.id if user_input.context else ulid_now()
 
@@ -335,46 +373,24 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 takes_control=self._takes_control(user_input),
                 confirm=lambda outcomes: self._confirm(user_input, outcomes),
                 silent_answers=compat.CURRENT.silent_answers,
+                phrases=phrases.phrasebook(),
                 on_result=traced,
+                recognizer=recognizer,
             )
         except BackendError as err:
-            raise _spoken_error(user_input, chat_log, err) from err
-
-
-BUSY_TEXT = "I'm still answering your last message. Ask me again in a moment."
-# Said when the prompt does not fit the model's context, with what to change.
-CONTEXT_OVERFLOW_TEXT = (
-    "Sorry, this is too long for the model's context on {server}; raise the"
-    " context size, or turn on the agent's large-home mode."
-)
-
-
-def _spoken_result(
-    user_input: conversation.ConversationInput,
-    conversation_id: str | None,
-    text: str,
-) -> conversation.ConversationResult:
-    """An error answer that is one short sentence."""
-    response = intent.IntentResponse(language=user_input.language)
-    response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
-    return conversation.ConversationResult(
-        response=response, conversation_id=conversation_id
-    )
+            # A short sentence for TTS that names the server; details go to the log.
+            said = phrases.server_error(err, self.entry.runtime_data.kind.key)
+            raise conversation.ConverseError(
+                str(err),
+                conversation_id=chat_log.conversation_id,
+                response=_spoken_error(user_input, said),
+            ) from err
 
 
 def _spoken_error(
-    user_input: conversation.ConversationInput,
-    chat_log: conversation.ChatLog,
-    err: BackendError,
-) -> conversation.ConverseError:
-    """A short sentence for TTS that names the server; details go to the log."""
-    text = (
-        CONTEXT_OVERFLOW_TEXT.format(server=err.server)
-        if isinstance(err, BackendContextOverflowError)
-        else f"Sorry, {err.server} {err.reason}."
-    )
+    user_input: conversation.ConversationInput, text: str
+) -> intent.IntentResponse:
+    """An error answer that is one short sentence."""
     response = intent.IntentResponse(language=user_input.language)
     response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, text)
-    return conversation.ConverseError(
-        str(err), conversation_id=chat_log.conversation_id, response=response
-    )
+    return response

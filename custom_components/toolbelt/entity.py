@@ -48,22 +48,30 @@ from .loop import (
     HopStart,
     LoopEvent,
     LoopSettings,
+    Phrasebook,
     ReasoningOut,
     ResultOut,
     TextOut,
     ToolLoop,
 )
+from .loop.honesty import CommandRecognizer
+from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
 
 
 def loop_settings(
-    options: Mapping[str, Any], kind: ServerKind, *, silent_answers: bool = False
+    options: Mapping[str, Any],
+    kind: ServerKind,
+    *,
+    silent_answers: bool = False,
+    phrases: Phrasebook = ENGLISH,
 ) -> LoopSettings:
     """An entity's subentry options as loop settings (the UI stores floats).
 
     ``silent_answers``: an empty answer may stay silent (an Assist agent on an
     HA that keeps silent responses; never an AI Task, which must answer).
+    ``phrases``: what the loop says itself, in the conversation's language.
     """
     options = {**OPTION_DEFAULTS, **options}
     return LoopSettings(
@@ -79,6 +87,7 @@ def loop_settings(
         constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
         named_tool_choice=kind.named_tool_choice,
         silent_answers=silent_answers,
+        phrases=phrases,
     )
 
 
@@ -131,8 +140,10 @@ class ToolbeltLLMEntity(Entity):
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
         silent_answers: bool = False,
+        phrases: Phrasebook = ENGLISH,
         answer_format: dict[str, Any] | None = None,
         on_result: Callable[[ResultOut], None] | None = None,
+        recognizer: CommandRecognizer | None = None,
     ) -> None:
         """Run the loop; its events land in the ChatLog as they happen.
 
@@ -145,6 +156,8 @@ class ToolbeltLLMEntity(Entity):
             takes_control=takes_control,
             confirm=confirm,
             silent_answers=silent_answers,
+            phrases=phrases,
+            recognizer=recognizer,
         )
         events = loop.run(
             messages, tools, guidance=_guidance(tools), answer_format=answer_format
@@ -178,6 +191,8 @@ class ToolbeltLLMEntity(Entity):
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
         silent_answers: bool = False,
+        phrases: Phrasebook = ENGLISH,
+        recognizer: CommandRecognizer | None = None,
     ) -> ToolLoop:
         """The loop for one turn of this entity, on the entry's server."""
         runtime = self.entry.runtime_data
@@ -188,10 +203,12 @@ class ToolbeltLLMEntity(Entity):
                 self.subentry.data if options is None else options,
                 runtime.kind,
                 silent_answers=silent_answers,
+                phrases=phrases,
             ),
             state=self.agent_state,
             takes_control=takes_control,
             confirm=confirm,
+            recognizer=recognizer,
         )
 
     def _backend_failed(self, err: BackendError) -> None:

@@ -71,6 +71,13 @@ class HAExecutor:
             return not annotated
         return is_device_command_name(call.name)
 
+    def offers_device_commands(self) -> bool:
+        """Whether any of the API's tools changes a device (Assist is selected)."""
+        return any(
+            self.is_device_command(ToolCall(id="", name=name, arguments={}))
+            for name in self._tools
+        )
+
     async def run(self, call: ToolCall) -> ToolOutcome:
         """Call the tool; HA validates its own schema and raises readable errors."""
         if (own := self._own.get(call.name)) is not None:

@@ -8,7 +8,7 @@ the loop itself knows no HA tool by name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 # HA intents that change a device's state. HA 2026.10+ says this itself through
 # ToolAnnotations.read_only; older versions only have names.
@@ -75,6 +75,31 @@ def is_device_command_name(name: str) -> bool:
 def is_read_only_name(name: str) -> bool:
     """Name-based fallback for read-only tools."""
     return plain_name(name) in READ_ONLY_TOOLS
+
+
+def sent_name(
+    name: str, sent: Collection[str], namespace: str | None = None
+) -> str | None:
+    """The name of the tool ``name`` means, as the tools sent to the model spell it.
+
+    HA writes its tools' names into its prompts before an API is merged with
+    another: HA 2026.10 then prefixes every tool (``assist__intent__HassTurnOn``
+    for ``intent__HassTurnOn``), HA 2026.11 only a name two APIs share (with
+    the API's id). ``namespace``: the API whose instructions mention the name,
+    which settles a name two APIs share. None when no sent tool, or more than
+    one, fits.
+    """
+    if name in sent:
+        return name
+    if namespace and (scoped := f"{namespace}__{name}") in sent:
+        return scoped
+    for fits in (
+        [tool for tool in sent if tool.endswith(f"__{name}")],
+        [tool for tool in sent if plain_name(tool) == plain_name(name)],
+    ):
+        if len(fits) == 1:
+            return fits[0]
+    return None
 
 
 def _by_plain_name(names: Iterable[str]) -> dict[str, str]:

@@ -8,6 +8,12 @@ takes control (``ToolOutcome.answer``) and no further model request is made.
 Loops are refused: the agents a request has passed through travel with it in
 a context variable (the target runs inside this call), so no agent already in
 the chain is asked again, and a request is handed off at most twice.
+
+Outside data: the note goes into the target's system prompt, so a conversation
+that has read outside data hands off without it (``NOTE_LEFT_OUT``). The mark
+travels both ways with the turn (the target gets the same HA context): the
+target's own tools see this conversation's mark, and what the target read marks
+this conversation.
 """
 
 from __future__ import annotations
@@ -22,11 +28,18 @@ from homeassistant.helpers import intent
 
 from .loop.executor import ToolOutcome
 from .toolcalls.model import ToolCall
+from .tools.outside_readers import outside_readers
 
 HANDOFF_TOOL = "handoff"
 MAX_HANDOFFS = 2
 # The whole answer of the other agent, its own tool calls included.
 HANDOFF_TIMEOUT = 120.0
+
+# Said in the target's system prompt instead of a note written after outside data.
+NOTE_LEFT_OUT = (
+    " Its note was left out because the conversation had read text from outside"
+    " this home (web pages, search results, memories or past conversations)."
+)
 
 # Entity ids of the agents this request has passed through, the first included.
 _CHAIN: ContextVar[tuple[str, ...]] = ContextVar("toolbelt_handoff_chain", default=())
@@ -43,6 +56,9 @@ class HandoffError(Exception):
 
 class Handoff:
     """One turn's hand-off tool: its targets, and the request it would pass on."""
+
+    personal = True
+    """Its note holds what the model knows of the user (``Tool.personal``)."""
 
     def __init__(
         self,
@@ -127,11 +143,16 @@ class Handoff:
                 f"this request was already handed off {MAX_HANDOFFS} times, the"
                 " most allowed; answer the user yourself"
             )
-        note = str(call.arguments.get("note") or "").strip()
-        prompt = f"{self._name(self._source)} handed this request to you."
-        if note:
-            prompt += f" Its note: {note}"
         user_input = self._input
+        readers = outside_readers(self._hass)
+        turn_id = user_input.context.id
+        # The turn carries this conversation's mark to the target's own tools.
+        read_outside = readers.share(self._conversation_id, turn_id)
+        prompt = f"{self._name(self._source)} handed this request to you."
+        if note := str(call.arguments.get("note") or "").strip():
+            # The note goes into the target's system prompt: after outside data
+            # it could carry a page's instructions there, so it stays out.
+            prompt += NOTE_LEFT_OUT if read_outside else f" Its note: {note}"
         token = _CHAIN.set((*chain, target))
         try:
             async with asyncio.timeout(HANDOFF_TIMEOUT):
@@ -153,6 +174,9 @@ class Handoff:
             ) from err
         finally:
             _CHAIN.reset(token)
+            # The target's answer is this turn's: what it read marks this
+            # conversation too.
+            readers.share(self._conversation_id, turn_id)
         response = result.response
         speech = ((response.speech.get("plain") or {}).get("speech") or "").strip()
         if response.response_type is intent.IntentResponseType.ERROR or not speech:

@@ -1,7 +1,8 @@
 """How a model server is named to people, and where its credentials may appear.
 
 Three audiences, three names. Speech names the server kind ("Sorry, the
-llama.cpp server did not answer in time."): an address read aloud helps no one.
+llama.cpp server did not answer in time.", in the user's language: spoken.py):
+an address read aloud helps no one.
 Titles name the kind and the host ("llama.cpp on 192.168.1.20"). Logs add the
 address. None of them, nor a form, ever shows a ``user:password@`` from the base
 URL: the credentials leave the URL before it goes anywhere else.

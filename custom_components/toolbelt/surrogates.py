@@ -22,7 +22,14 @@ def mend_surrogates(text: str) -> str:
 
 
 def mend_all(value: Any) -> Any:
-    """``mend_surrogates`` on every string inside JSON-like data (keys too)."""
+    """``mend_surrogates`` on every string inside JSON-like data (keys too).
+
+    Data with nothing to mend (nearly always) is returned as it is, found in
+    one C call: ``repr`` writes a lone surrogate as a ``\\udXXX`` escape, so
+    a ``repr`` without ``\\ud`` holds none.
+    """
+    if "\\ud" not in repr(value):
+        return value
     if isinstance(value, str):
         return mend_surrogates(value)
     if isinstance(value, list):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 import inspect
+import logging
 from typing import Any
 
 from homeassistant.components import conversation
@@ -40,6 +41,58 @@ LIGHTS = {
     "living_room_lamp": "Living room lamp",
     "hallway_light": "Hallway light",
 }
+
+
+# What the database work of a turn or an entry runs as, in HA's task warnings.
+_DATABASE_TASKS = (
+    "ToolsHub.async_close",
+    "toolbelt record turn",
+    "toolbelt history purge",
+)
+
+
+class _CutOffTasks(logging.Handler):
+    """HA's warnings about our database tasks that its stop or an unload cut off."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if any(task in message for task in _DATABASE_TASKS) and (
+            "still running after final writes" in message
+            or "did not complete in time" in message
+        ):
+            self.messages.append(message)
+
+
+_CUT_OFF = pytest.StashKey[_CutOffTasks]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None]:
+    """Listen for cut-off tasks from the test's setup to its teardown."""
+    handler = item.stash[_CUT_OFF] = _CutOffTasks()
+    logging.getLogger().addHandler(handler)
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None]:
+    """Fail a test when HA's stop or an unload cut off our database work (the
+    close, a history record, a purge): HA only logs it, and its own thread check
+    catches only the database thread such a cut leaves behind."""
+    handler = item.stash.get(_CUT_OFF, None)
+    try:
+        yield
+    finally:
+        if handler is not None:
+            logging.getLogger().removeHandler(handler)
+    if handler is not None and handler.messages:
+        pytest.fail(
+            "HA cut off Toolbelt database work: " + " | ".join(handler.messages)
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -186,14 +239,18 @@ def agent_id(hass: HomeAssistant) -> str:
 
 
 async def async_converse(
-    hass: HomeAssistant, text: str, conversation_id: str | None = None
+    hass: HomeAssistant,
+    text: str,
+    conversation_id: str | None = None,
+    language: str | None = None,
 ) -> conversation.ConversationResult:
     """Send one user utterance through HA's conversation API to our agent.
 
-    With a context of its own, as HA's pipeline and HTTP API always give one.
+    With a context of its own, as HA's pipeline and HTTP API always give one;
+    ``language`` is the conversation's (HA's own language when None).
     """
     return await conversation.async_converse(
-        hass, text, conversation_id, Context(), agent_id=agent_id(hass)
+        hass, text, conversation_id, Context(), language, agent_id=agent_id(hass)
     )
 
 
@@ -244,7 +301,7 @@ def open_chat_log(
 
 
 async def async_converse_streamed(
-    hass: HomeAssistant, text: str
+    hass: HomeAssistant, text: str, language: str | None = None
 ) -> tuple[conversation.ConversationResult, list[dict]]:
     """Converse the way an Assist pipeline does, capturing every streamed delta."""
     deltas: list[dict] = []
@@ -258,7 +315,12 @@ async def async_converse_streamed(
         ),
     ):
         result = await conversation.async_converse(
-            hass, text, session.conversation_id, context, agent_id=agent_id(hass)
+            hass,
+            text,
+            session.conversation_id,
+            context,
+            language,
+            agent_id=agent_id(hass),
         )
     return result, deltas
 

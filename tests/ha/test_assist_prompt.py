@@ -17,6 +17,7 @@ from custom_components.toolbelt.assist_prompt import (
     OVERVIEW_SHORT,
     compact_system_prompt,
     compact_tool,
+    tools_as_sent,
 )
 from tests.ha.conftest import (
     async_add_toolbelt,
@@ -55,7 +56,13 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     assert live  # the rewrite is not a no-op
     assert live in hass_prompt
     assert live not in sent
-    assert LIVE_CONTEXT_SHORT in sent
+    tools = {
+        bare(t["function"]["name"]): t["function"]
+        for t in openai_server.requests[0].tools
+    }
+    # The short text names the live-context tool as it is sent.
+    live_name = tools["GetLiveContext"]["name"]
+    assert LIVE_CONTEXT_SHORT.replace("GetLiveContext", live_name) in sent
     assert "Static Context" in hass_prompt
     assert "Static Context" not in sent
     assert OVERVIEW_SHORT in sent
@@ -74,10 +81,6 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
     # shorter than 60 % of HA's Assist text alone.
     assert len(sent) < 0.6 * len(hass_prompt)
 
-    tools = {
-        bare(t["function"]["name"]): t["function"]
-        for t in openai_server.requests[0].tools
-    }
     live_tool = tools["GetLiveContext"]
     filters = live_tool["parameters"]["properties"]
     # HA 2026.10 gave it filters: the description names them only where it has them.
@@ -103,6 +106,40 @@ async def test_the_model_reads_hass_prompt_shorter_and_still_acts(
         "area",
         "domain",
     }
+
+
+def test_tools_are_named_as_sent_in_a_merged_prompt() -> None:
+    """HA 2026.11's merged prompt: a heading per API lists its tools, and a
+    name two APIs share is prefixed with the API's id."""
+    prompt = (
+        'Follow these instructions for tools from "assist" (intent__HassTurnOn,'
+        " llm__GetDateTime):\nUse intent__HassTurnOn to lock.\n\n"
+        'Follow these instructions for tools from "toolbelt-tools" (memory, time):\n'
+        "Use `memory` to recall; the memory tool stores. Store one fact per memory."
+        "\n\n"
+        'Follow these instructions for tools from "other" (memory):\nUse `memory`.'
+    )
+    names = (
+        "intent__HassTurnOn",
+        "llm__GetDateTime",
+        "toolbelt-tools__memory",
+        "other__memory",
+    )
+
+    assert tools_as_sent(prompt, names) == (
+        'Follow these instructions for tools from "assist" (intent__HassTurnOn,'
+        " llm__GetDateTime):\nUse intent__HassTurnOn to lock.\n\n"
+        'Follow these instructions for tools from "toolbelt-tools"'
+        " (toolbelt-tools__memory):\nUse `toolbelt-tools__memory` to recall;"
+        " the toolbelt-tools__memory tool stores. Store one fact per memory.\n\n"
+        'Follow these instructions for tools from "other" (other__memory):\n'
+        "Use `other__memory`."
+    )
+    # The user's own instructions around the API's prompt are left alone.
+    text = "Never use `memory`.\n" + prompt
+    assert compact_system_prompt(text, prompt, names).startswith(
+        "Never use `memory`.\nFollow"
+    )
 
 
 def test_text_hass_did_not_write_is_sent_unchanged() -> None:

@@ -10,12 +10,14 @@ import pytest
 from tests.ha.conftest import (
     LIGHTS,
     async_add_toolbelt,
+    async_converse,
     async_converse_streamed,
     bare,
     speech,
     streamed_text,
 )
 from tests.openai_server import OpenAIServer
+from tests.toolcalls.test_dialect_contract import TEXT_DIALECTS, WIRE
 
 MARKUP = (
     "<tool_call",
@@ -213,3 +215,25 @@ async def test_repeated_identical_call_is_not_rerun(
     assert hass.states.get("light.porch_light").state == "off"
     repeat = openai_server.requests[3].messages[-1]
     assert repeat["content"].startswith("NOTE: this exact call")
+
+
+@pytest.mark.parametrize("tool_format", TEXT_DIALECTS)
+async def test_every_text_format_prompts_its_catalog_and_turns_light_on(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, tool_format: str
+) -> None:
+    """Each format the agent form offers: its catalog is in the system prompt
+    (no ``tools`` field), lean, and a call in its wire format runs."""
+    await async_add_toolbelt(hass, openai_server, tool_format=tool_format)
+    openai_server.reply_text(WIRE[tool_format])
+    openai_server.reply_text(ANSWER)
+
+    result = await async_converse(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    first = openai_server.requests[0]
+    assert first.tools is None
+    system = first.messages[0]["content"]
+    # The catalog is there (HA's own prompt never names HassLightSet), lean.
+    assert "HassLightSet" in system
+    assert "additionalProperties" not in system

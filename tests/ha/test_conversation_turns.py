@@ -79,8 +79,8 @@ async def test_three_turns_of_one_conversation_are_three_turns(
     refusal = tool_result(openai_server, 5)
     assert refusal.startswith("ERROR: ")
     assert (
-        "cannot be changed in a conversation that read web pages, search results"
-        " or past conversations"
+        "cannot be changed in a conversation that read web pages, search results,"
+        " stored memories or past conversations"
     ) in refusal
     assert await hass.data[DATA_TOOLS].stores().profiles.get(user) == {}
     # A new turn numbers its sources from 1 again.

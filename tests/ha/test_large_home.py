@@ -19,7 +19,6 @@ import pytest
 
 from custom_components.toolbelt import large_home
 from custom_components.toolbelt.const import CONF_LARGE_HOME
-from custom_components.toolbelt.conversation import CONTEXT_OVERFLOW_TEXT
 from custom_components.toolbelt.large_home import (
     FIND_DEVICES_TOOL,
     LARGE_HOME_ENTITIES,
@@ -348,4 +347,3 @@ async def test_an_overflow_says_what_to_change(
         "Sorry, this is too long for the model's context on the llama.cpp server;"
         " raise the context size, or turn on the agent's large-home mode."
     )
-    assert speech(result) == CONTEXT_OVERFLOW_TEXT.format(server="the llama.cpp server")

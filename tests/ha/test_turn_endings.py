@@ -17,7 +17,6 @@ from homeassistant.helpers import intent, llm
 import pytest
 
 from custom_components.toolbelt import compat
-from custom_components.toolbelt.conversation import BUSY_TEXT
 from custom_components.toolbelt.history import (
     FAILED_TURN_TEXT,
     NO_RESULT_TEXT,
@@ -210,7 +209,9 @@ async def test_a_message_while_the_turn_runs_gets_a_short_sentence(
 
     second = await async_converse(hass, "hello?", "conv-busy")
 
-    assert speech(second) == BUSY_TEXT
+    assert speech(second) == (
+        "I'm still answering your last message. Ask me again in a moment."
+    )
     assert second.response.response_type is intent.IntentResponseType.ERROR
     assert speech(await first) == "Here I am."
     assert len(openai_server.requests) == 1

@@ -119,6 +119,8 @@ class Harness:
         tools: list[dict[str, Any]] | None = None,
         house: House | None = None,
         takes_control: Any = (),
+        recognizer: Any = None,
+        confirm: Any = None,
         **settings: Any,
     ) -> Turn:
         tools = TOOLS if tools is None else tools
@@ -128,6 +130,8 @@ class Harness:
             LoopSettings(**{"model": "test-model", "timeout": 5, **settings}),
             state=self.state,
             takes_control=takes_control,
+            recognizer=recognizer,
+            confirm=confirm,
         )
         messages = [
             {"role": "system", "content": "You are a test assistant."},

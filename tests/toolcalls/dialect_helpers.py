@@ -37,11 +37,20 @@ def corpus_cases(family: str | None = None) -> list[dict[str, Any]]:
     return [case for case in cases if family in (None, case["family"])]
 
 
-def engine_cases() -> list[dict[str, Any]]:
-    """Cases ported from the engines' test suites (same schema as the corpus)."""
-    path = CORPUS.parent / "engine_misses.jsonl"
+def engine_cases(name: str = "engine_misses.jsonl") -> list[dict[str, Any]]:
+    """Cases ported from the engines' test suites (same schema as the corpus).
+
+    ``engine_misses.jsonl`` holds issue 9's misses, ``engine_families.jsonl``
+    the 2024-2026 families of issue 23.
+    """
+    path = CORPUS.parent / name
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def family_cases() -> list[dict[str, Any]]:
+    """Issue 23's cases: the 2024-2026 model families."""
+    return engine_cases("engine_families.jsonl")
 
 
 def parse(dialect: str, text: str) -> ParseResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import select
 import subprocess
 import sys
 
@@ -113,3 +114,27 @@ def test_cli_answers_every_hostile_line() -> None:
     assert out[5]["calls"] == []
     assert out[6]["calls"][0]["arguments"] == {"name": "desk"}
     assert out[7]["content"] == "bad \ufffd\ufffd\ufffd bytes"
+
+
+def test_cli_answers_each_line_before_the_next_arrives() -> None:
+    """Interactive use: an answer is flushed as soon as its line is read, while
+    a piped file is answered in chunks (``_batches``)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "custom_components.toolbelt.toolcalls", str(TOOLS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        for text in ("The porch light is off.", "The door is locked."):
+            proc.stdin.write(json.dumps({"text": text}) + "\n")
+            proc.stdin.flush()
+            ready, _, _ = select.select([proc.stdout], [], [], 60)
+            assert ready, "no answer before the next line"
+            assert json.loads(proc.stdout.readline())["content"] == text
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
-from custom_components.toolbelt.toolcalls import ParseResult, guard
+from custom_components.toolbelt.toolcalls import Catalog, ParseResult, guard
 from custom_components.toolbelt.toolcalls.dialects._markup import MAX_CALLS
 from custom_components.toolbelt.toolcalls.dialects.native import (
     from_openai_tool_calls,
@@ -27,7 +27,10 @@ from custom_components.toolbelt.toolcalls.registry import DIALECTS, get_dialect
 from tests.toolcalls.dialect_helpers import (
     calls,
     catalog,
+    corpus_cases,
+    engine_cases,
     expect,
+    family_cases,
     parse,
     parse_auto,
     ws,
@@ -86,6 +89,24 @@ WIRE: dict[str, str] = {
         "<seed:tool_call>\n<function=HassTurnOn>\n<parameter=name>kitchen light"
         "</parameter>\n</function>\n</seed:tool_call>"
     ),
+    "olmo3": "<function_calls>HassTurnOn(name='kitchen light')</function_calls>",
+    "minicpm": (
+        "<|thought_start|>\nturn it on\n<|thought_end|>\n<|tool_call_start|>\n"
+        '```python\nHassTurnOn(name="kitchen light")\n```\n<|tool_call_end|>\n'
+    ),
+    "apriel": f'<tool_calls>[{{"name": "HassTurnOn", "arguments": {ARGS}}}]</tool_calls>',
+    "longcat": (
+        f'<longcat_tool_call>{{"name": "HassTurnOn", "arguments": {ARGS}}}'
+        "</longcat_tool_call>"
+    ),
+    "internlm": (
+        f'<|action_start|><|plugin|>{{"name": "HassTurnOn", "parameters": {ARGS}}}'
+        "<|action_end|>"
+    ),
+    "gigachat": (
+        "<|message_sep|>\n\nfunction call<|role_sep|>\n"
+        f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -142,6 +163,23 @@ MORE_TRUNCATED: list[Any] = [
         "",
     ),
     ("nemotron", '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {', ""),
+    ("olmo3", "<function_calls>HassTurnOn(name='kitch", ""),
+    (
+        "minicpm",  # MiniCPM 4.1/5 XML, the function never closed
+        '<function name="HassTurnOn"><param name="name">kitchen light</param>',
+        "",
+    ),
+    (
+        "longcat",  # the key/value form, cut inside a value
+        "<longcat_tool_call>HassTurnOn<longcat_arg_key>name</longcat_arg_key>"
+        "<longcat_arg_value>kitch",
+        "",
+    ),
+    (
+        "gigachat",  # GigaChat 3.1 header
+        '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
+        "",
+    ),
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
     ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
     (
@@ -239,6 +277,37 @@ MORE_PROSE: list[Any] = [
         "seed_oss",
         "Seed writes <seed:tool_call> blocks; not now.",
         "Seed writes blocks; not now.",
+    ),
+    (
+        "olmo3",
+        "OLMo 3 wraps calls in <function_calls> tags; nothing to call here.",
+        "OLMo 3 wraps calls in <function_calls> tags; nothing to call here.",
+    ),
+    (
+        "minicpm",  # the thought is reasoning, never spoken
+        "<|thought_start|>\nNo tool is needed.\n<|thought_end|>\nIt is 21 degrees.",
+        "It is 21 degrees.",
+    ),
+    (
+        "apriel",  # Apriel 1.5: the reasoning and both markers are not spoken
+        "Here are my reasoning steps:\nThe light is on.\n[BEGIN FINAL RESPONSE]\n"
+        "The kitchen light is on.\n[END FINAL RESPONSE]",
+        "The kitchen light is on.",
+    ),
+    (
+        "apriel",  # Hunyuan's answer tags
+        "<think>\nsimple\n</think>\n<answer>\nThe door is locked.\n</answer>",
+        "The door is locked.",
+    ),
+    (
+        "internlm",
+        "InternLM's actions use <|action_start|>, none here.",
+        "InternLM's actions use , none here.",
+    ),
+    (
+        "gigachat",
+        "A function call is not needed: the light is on.",
+        "A function call is not needed: the light is on.",
     ),
 ]
 
@@ -374,3 +443,98 @@ def test_a_flood_of_opening_markup_is_refused(
     # Capped like every dialect: the calls up to the cap, then the rest at once.
     assert 0 < len(result.rejected) <= MAX_CALLS + 1
     assert result.content == ""
+
+
+def _markup(result: ParseResult) -> bool:
+    return bool(result.calls or result.rejected or result.end is not None)
+
+
+SUBSUMED = [
+    (name, other)
+    for name in sorted(DIALECTS)
+    for other in get_dialect(name).subsumed_by
+]
+FIXTURE_TEXTS = [
+    case["raw"] for case in (*corpus_cases(), *engine_cases(), *family_cases())
+]
+
+
+@pytest.mark.parametrize(("dialect", "reader"), SUBSUMED)
+def test_a_subsumed_dialect_finds_nothing_where_its_reader_found_nothing(
+    dialect: str, reader: str
+) -> None:
+    """A chain skips a member once a dialect that reads all it reads found
+    nothing (``Dialect.subsumed_by``): over every fixture, and random text."""
+    for text in FIXTURE_TEXTS + list(WIRE.values()):
+        if not _markup(parse(reader, text)):
+            assert not _markup(parse(dialect, text)), text
+
+
+@pytest.mark.parametrize(("dialect", "reader"), SUBSUMED)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(FRAGMENTS) | PROSE_TEXT, max_size=30))
+def test_subsumption_holds_on_random_markup(
+    dialect: str, reader: str, pieces: list[str]
+) -> None:
+    text = "".join(pieces)
+    if not _markup(parse(reader, text)):
+        assert not _markup(parse(dialect, text))
+
+
+# A merged API's tools (HA 2026.10 names): two share a long value list.
+DEVICE_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate"]
+SWITCHES = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "device_class": {
+            "type": "array",
+            "items": {"type": "string", "enum": DEVICE_CLASSES},
+        },
+    },
+    "additionalProperties": False,
+}
+MERGED = Catalog.from_openai(
+    [
+        {"name": "assist__intent__HassTurnOn", "parameters": SWITCHES},
+        {"name": "assist__intent__HassTurnOff", "parameters": SWITCHES},
+        {
+            "name": "toolbelt-tools__memory",
+            "description": "Long-term memory.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["search", "store"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+                },
+                "required": ["action"],
+            },
+        },
+    ]
+)
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_prompt_lists_every_tool_once_and_shows_the_format(dialect: str) -> None:
+    """A text format's system prompt is its catalog and its call syntax.
+
+    Every tool by its exact name, with what the model needs (arguments,
+    types, enums, ranges); a value list two tools share written once; no
+    ``additionalProperties``; no other tool name (the instructions use
+    placeholders); and the markup the dialect reads.
+    """
+    found = get_dialect(dialect)
+    prompt = found.system_prompt(MERGED)
+    for name in MERGED.names:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", prompt), name
+    named = re.findall(r"[\w-]+__[\w-]+|\b(?:Hass|Get)[A-Z]\w*", prompt)
+    assert set(named) <= set(MERGED.names)
+    assert "additionalProperties" not in prompt
+    assert prompt.count('"garage"') == 1
+    for needed in ("device_class", "limit", "search", "store", "20"):
+        assert needed in prompt
+    shown = (*found.markers, *found.start_markers, *found.triggers)
+    opening = WIRE[dialect][: WIRE[dialect].index("HassTurnOn")]
+    assert opening in prompt or any(
+        mark in prompt for mark in shown if mark not in ("{", "[")
+    )

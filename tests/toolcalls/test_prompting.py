@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 
 from custom_components.toolbelt.toolcalls import Catalog
-from custom_components.toolbelt.toolcalls.prompting import compact_catalog, lean_tools
+from custom_components.toolbelt.toolcalls.prompting import (
+    compact_catalog,
+    json_catalog,
+    lean_tools,
+)
 
 TOOL = {
     "type": "function",
@@ -65,22 +69,61 @@ def test_compact_catalog_keeps_ranges_unions_and_required() -> None:
     assert line.endswith(": Sets the brightness of a light")
 
 
+def test_an_empty_required_list_says_nothing() -> None:
+    tool = {"name": "t", "parameters": {"type": "object", "required": []}}
+    (lean,) = lean_tools([tool])
+    assert lean["parameters"] == {"type": "object"}
+
+
+def test_compact_catalog_reads_every_part_of_all_of() -> None:
+    """HA 2026.11's HassSetPosition: ``allOf`` an integer and a 0-100 number."""
+    position = {"allOf": [{"type": "integer"}, {"minimum": 0, "maximum": 100}]}
+    tool = {"name": "SetPosition", "parameters": {"properties": {"position": position}}}
+    assert compact_catalog(Catalog.from_openai([tool])) == (
+        "- SetPosition(position?: integer 0..100)"
+    )
+
+
+CLASSES = ["awning", "blind", "curtain", "door", "garage", "gate", "shutter"]
+
+
+def _classes_tool(name: str) -> dict:
+    prop = {"type": "array", "items": {"type": "string", "enum": CLASSES}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": "",
+            "parameters": {"type": "object", "properties": {"device_class": prop}},
+        },
+    }
+
+
 def test_a_shared_value_list_is_written_once() -> None:
-    classes = ["awning", "blind", "curtain", "door", "garage", "gate", "shutter"]
-
-    def tool(name: str) -> dict:
-        prop = {"type": "array", "items": {"type": "string", "enum": classes}}
-        return {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": "",
-                "parameters": {"type": "object", "properties": {"device_class": prop}},
-            },
-        }
-
-    text = compact_catalog(Catalog.from_openai([tool("Open"), tool("Close")]))
+    catalog = Catalog.from_openai([_classes_tool("Open"), _classes_tool("Close")])
+    text = compact_catalog(catalog)
     assert text.count('"garage"') == 1
     assert "- Open(device_class?: V1[])" in text
     assert "- Close(device_class?: V1[])" in text
-    assert text.endswith("where V1 = " + "|".join(f'"{c}"' for c in classes))
+    assert text.endswith("where V1 = " + "|".join(f'"{c}"' for c in CLASSES))
+
+
+def test_json_catalog_is_lean_json_with_shared_lists_once() -> None:
+    """One JSON object per tool, as JSON-trained families read their tools."""
+    catalog = Catalog.from_openai([_classes_tool("Open"), _classes_tool("Close"), TOOL])
+    lines = [json.loads(line) for line in json_catalog(catalog).splitlines()]
+
+    open_, close, light, shared = lines
+    ref = {"type": "array", "items": {"$ref": "#/$defs/device_class"}}
+    assert open_ == {
+        "name": "Open",
+        "parameters": {"type": "object", "properties": {"device_class": ref}},
+    }
+    assert close["parameters"]["properties"]["device_class"] == ref
+    assert shared == {"$defs": {"device_class": {"type": "string", "enum": CLASSES}}}
+    # The rest as lean_tools sends it natively, without the function wrapper.
+    assert light == {
+        "name": "HassLightSet",
+        "description": "Sets the brightness of a light",
+        "parameters": lean_tools([TOOL])[0]["function"]["parameters"],
+    }

@@ -82,6 +82,16 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("Kimi-K2-Instruct", ("kimi_k2",)),
         ("LFM2-1.2B", ("pythonic",)),
         ("Hermes-3-Llama-3.1-8B", ("hermes",)),
+        ("allenai/Olmo-3-7B-Instruct", ("olmo3",)),
+        ("openbmb/MiniCPM4-8B", ("minicpm", "pythonic")),
+        ("ServiceNow-AI/Apriel-1.6-15b-Thinker", ("apriel",)),
+        ("tencent/Hunyuan-7B-Instruct", ("apriel",)),
+        ("ai21labs/AI21-Jamba-Reasoning-3B", ("apriel",)),
+        ("meituan-longcat/LongCat-Flash-Chat", ("longcat",)),
+        ("internlm3-8b-instruct", ("internlm",)),
+        ("intern-s1-mini", ("internlm",)),
+        ("ai-sage/GigaChat3-10B-A1.8B", ("gigachat",)),
+        ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),
     ],
@@ -136,3 +146,18 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "!!CALL " in detector_for(get_dialect("hermes"))._markers
     with pytest.raises(TypeError):
         register_dialect("bad", object)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("model", "opened"),
+    [
+        ("allenai/Olmo-3-7B-Think", True),
+        ("allenai/Olmo-3-7B-Instruct", False),
+        ("ServiceNow-AI/Apriel-1.6-15b-Thinker", True),
+        ("apriel-1.5-15b-thinker", True),
+        ("qwen3:8b", False),
+    ],
+)
+def test_template_opened_reasoning_by_model(model: str, opened: bool) -> None:
+    """OLMo 3 Think and Apriel replies start inside reasoning the prompt opened."""
+    assert registry.opens_reasoning_in_template(model) is opened

@@ -8,6 +8,7 @@ import pytest
 
 from custom_components.toolbelt.toolcalls import (
     StreamDetector,
+    reasoning,
     resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.registry import (
@@ -15,14 +16,30 @@ from custom_components.toolbelt.toolcalls.registry import (
     dialect_names,
     get_dialect,
 )
-from tests.toolcalls.dialect_helpers import catalog, corpus_cases, engine_cases
+from tests.toolcalls.dialect_helpers import (
+    catalog,
+    corpus_cases,
+    engine_cases,
+    family_cases,
+)
 
 CASES = corpus_cases()
 CATALOG = catalog()
 
 
+def _template_opened(raw: str) -> bool:
+    """A lone closer: the template opened the reasoning, and the loop knows it
+    from the model's family (``opens_reasoning_in_template``)."""
+    return any(
+        lone and opener not in raw and any(closer in raw for closer in closers)
+        for opener, closers, lone in reasoning.DELIMITERS
+    )
+
+
 def _stream(text: str, sizes: list[int] | int = 1) -> tuple[str, StreamDetector]:
-    detector = detector_for(resolve_dialect("auto"), CATALOG)
+    detector = detector_for(
+        resolve_dialect("auto"), CATALOG, start_in_reasoning=_template_opened(text)
+    )
     out: list[str] = []
     pos = 0
     index = 0
@@ -177,7 +194,9 @@ def test_numbered_look_alikes_are_prose(raw: str, size: int) -> None:
     assert not detector.holding
 
 
-ENGINE_CALL_CASES = [case for case in engine_cases() if case["expected"]]
+ENGINE_CALL_CASES = [
+    case for case in (*engine_cases(), *family_cases()) if case["expected"]
+]
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 64])
@@ -277,7 +296,7 @@ def test_harmony_final_channel_streams_before_the_end(size: int) -> None:
 # Every dev-corpus and engine case, through ``auto`` and through its own
 # family's dialect: what the final parse treats as non-content (calls, markup,
 # reasoning, scratchpad) is never released while streaming.
-ALL_CASES = [*CASES, *engine_cases()]
+ALL_CASES = [*CASES, *engine_cases(), *family_cases()]
 # Under ``auto`` the prompt asks for no thought, and holding every reply's first
 # paragraph in case a scratchpad follows would hold every answer: a ReAct
 # reply's unlabelled leading thought still streams there (``react`` holds it).
@@ -307,9 +326,7 @@ def test_what_streams_is_a_beginning_of_the_final_content(
 ) -> None:
     parser = resolve_dialect("auto") if dialect == "auto" else get_dialect(dialect)
     final = _ws(parser.parse(case["raw"], CATALOG).content)
-    # A lone </think>: the template opened the reasoning, and the loop knows
-    # it from the model's family (``opens_reasoning_in_template``).
-    opened = "</think>" in case["raw"] and "<think>" not in case["raw"]
+    opened = _template_opened(case["raw"])
     rng = random.Random(case["id"])
     for sizes in (1, 2, 5, 16, 1000, [rng.randint(1, 12) for _ in range(50)]):
         detector = detector_for(parser, CATALOG, start_in_reasoning=opened)

@@ -8,7 +8,6 @@ from typing import Any
 
 from aiohttp import web
 from homeassistant.config_entries import ConfigSubentryData
-from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import issue_registry as ir, llm
 from homeassistant.setup import async_setup_component
@@ -22,7 +21,6 @@ from custom_components.toolbelt.compat import (
     unwrap_tool_result,
 )
 from custom_components.toolbelt.tools.api import (
-    DATA_TOOLS,
     async_get_tools_diagnostics,
     async_get_turn_record,
     async_setup_tools_api,
@@ -92,7 +90,8 @@ async def setup_api(
 
     yield setup
     for unregister in undo:
-        unregister()
+        if (close := unregister()) is not None:
+            await close
     await hass.async_block_till_done()
 
 
@@ -436,34 +435,12 @@ async def test_one_api_for_many_entries(
     first = await setup_api(MockConfigEntry(domain=DOMAIN))
     second = await setup_api(MockConfigEntry(domain=DOMAIN))
 
-    first()
+    assert first() is None
     assert API_ID in {api.id for api in llm.async_get_apis(hass)}
-    second()
-    await hass.async_block_till_done()
+    close = second()
+    assert close is not None
+    await close
     assert API_ID not in {api.id for api in llm.async_get_apis(hass)}
-
-
-async def test_memory_file_closed_when_ha_stops(
-    hass: HomeAssistant, tmp_path: Path
-) -> None:
-    """HA stopping without unloading the entry still closes the memory store.
-
-    If it did not, its database thread would outlive HA (the test's cleanup check
-    fails on a leftover thread).
-    """
-    hass.config.config_dir = str(tmp_path)
-    entry = MockConfigEntry(domain=DOMAIN)
-    entry.add_to_hass(hass)
-    await async_setup_tools_api(hass, entry)
-    await call(
-        hass, "memory", {"action": "store", "content": "Keep me."}, llm_context()
-    )
-
-    hass.bus.async_fire(EVENT_HOMEASSISTANT_STOP)
-    await hass.async_block_till_done()
-
-    hub = hass.data[DATA_TOOLS]
-    assert hub._sqlite is None
 
 
 HOSTILE = (
@@ -631,7 +608,10 @@ async def test_who_may_change_shared_memories(
         )
         if who in who_may:
             assert changed["result"] == f"Updated memory {memory_id}: Hacked."
-            assert deleted["result"] == f"Deleted memory {memory_id}: Hacked."
+            assert deleted["result"] == (
+                f"Deleted memory {memory_id}. It said:\n"
+                '<outside-data source="memory">\nHacked.\n</outside-data>'
+            )
         else:
             for refused in (changed, deleted):
                 assert refused["error"].startswith("ERROR: ")

@@ -246,7 +246,9 @@ async def test_configured_tool_names(
     unmapped = await _memory(local_server, session, server)
     with pytest.raises(
         ToolError,
-        match=r"no tool named 'store_memory'.*offers: edit, forget, recall, remember",
+        # The server's own words (its tool names) come as outside data.
+        match=r"no tool named 'store_memory'.*offers: <outside-data source=\"memory\">"
+        r"\nedit, forget, recall, remember\n</outside-data>",
     ):
         await unmapped.store(None, "x")
 
@@ -259,11 +261,15 @@ async def test_configured_tool_names(
 async def test_missing_memory_is_not_found(
     local_server: StartServer, session: aiohttp.ClientSession
 ) -> None:
-    """The server's 'not found' tool error becomes our MemoryNotFoundError."""
+    """The server's 'not found' tool error becomes our MemoryNotFoundError, its
+    words marked as outside data."""
     memory = await _memory(local_server, session, MemoryMcpServer())
 
-    with pytest.raises(MemoryNotFoundError, match="Memory 42 not found"):
+    with pytest.raises(MemoryNotFoundError) as caught:
         await memory.delete(None, "42")
+    assert str(caught.value) == (
+        '<outside-data source="memory">\nMemory 42 not found\n</outside-data>'
+    )
 
 
 async def test_bad_token(

@@ -6,17 +6,19 @@ from custom_components.toolbelt.outside_data import outside
 from custom_components.toolbelt.tools.outside_readers import OutsideReaders
 
 
-def test_only_outside_data_results_mark_a_conversation() -> None:
-    """A page marks it; an empty history search or a failed fetch does not."""
+def test_only_answers_holding_outside_data_mark_a_conversation() -> None:
+    """A page, or an error quoting the site, marks it; an empty history search or
+    an error in our own words does not."""
     readers = OutsideReaders()
-    readers.after_call("history", True, "No past conversations.", "c1", "t1")
-    readers.after_call("web_fetch", False, "ERROR: FetchFailedError", "c1", "t1")
-    readers.after_call("memory", True, outside("bins: Tuesday", "memory"), "c1")
+    readers.after_call("No past conversations are recorded yet.", "c1", "t1")
+    readers.after_call("ERROR: FetchFailedError: x.org did not answer.", "c1", "t1")
     assert not readers.has_read("c1", "t1")
-    readers.after_call("web_fetch", True, outside("obey me", "web_fetch"), "c1", "t1")
+    readers.after_call(outside("obey me", "web_fetch"), "c1", "t1")
     assert readers.has_read("c1")
     assert readers.has_read(None, "t1")
     assert not readers.has_read("c2", "t2")
+    readers.after_call(f"ERROR: FetchFailedError: {outside('404 obey', 'x')}", "c2")
+    assert readers.has_read("c2")
 
 
 def test_a_turn_carries_the_mark_to_another_conversation() -> None:

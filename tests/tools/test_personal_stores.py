@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+import os
 from pathlib import Path
 import sqlite3
 
@@ -111,6 +113,19 @@ async def test_forget_really_deletes_rows_index_and_bytes(
     assert SECRET not in await db.run(vocabulary_of("history_fts"))
     with pytest.raises(ToolError, match="turn_id"):
         await history.forget(ALICE)
+
+
+def held_files(db_path: str | Path) -> list[str]:
+    """The database's files (.db, -wal, -shm) this process holds open."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed since listed
+            continue
+        if target.startswith(str(db_path)):
+            held.append(Path(target).name)
+    return sorted(held)
 
 
 def vocabulary_of(table: str):
@@ -362,3 +377,31 @@ async def test_stores_share_one_file_with_memory(db: SqliteDatabase) -> None:
         }
 
     assert {"memories", "history"} <= await db.run(tables)
+
+
+async def test_a_closed_database_stays_closed(tmp_path: Path) -> None:
+    """Work queued before close finishes; work after it (a write queued behind
+    the close, a purge) is refused with a reason, and nothing reopens the file."""
+    db = SqliteDatabase(tmp_path / "toolbelt_memory.db")
+    memory = SqliteMemory(db)
+    first = asyncio.ensure_future(memory.store(ALICE, "Alice likes tea."))
+    await asyncio.sleep(0)  # on the database thread's queue
+    closing = asyncio.ensure_future(db.async_close())
+    await asyncio.sleep(0)  # the close is queued behind it
+
+    with pytest.raises(ToolError, match="The Toolbelt database is closed"):
+        await memory.store(ALICE, "Alice likes coffee.")
+    await closing
+    assert (await first).content == "Alice likes tea."
+    with pytest.raises(ToolError, match="The Toolbelt database is closed"):
+        await HistoryStore(db).purge(30)
+    with pytest.raises(ToolError, match="The Toolbelt database is closed"):
+        await memory.search(ALICE, "tea", 5)
+
+    assert held_files(db.path) == []
+    conn = sqlite3.connect(db.path)
+    try:
+        rows = conn.execute("SELECT content FROM memories").fetchall()
+    finally:
+        conn.close()
+    assert rows == [("Alice likes tea.",)]

@@ -12,6 +12,10 @@ from typing import Any, Protocol
 
 from ..surrogates import mend_surrogates
 
+# A request that sets no timeout, and an agent's default: a model server must
+# never hang a turn. The one home of this number.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:

@@ -1,7 +1,9 @@
-"""Errors a model server can cause, each with a short reason fit to be spoken.
+"""Errors a model server can cause, each with a short reason and a spoken sentence.
 
-The loop ends a turn with f"{err.server} {err.reason}" style speech and logs str(err),
-which adds the server's own detail. Subclasses let HA code react (401 -> reauth).
+``reason`` is English for the log (str(err) adds the server's own detail), the
+model and the agent check. What the user hears is the sentence named by ``key``
+(a key of strings.json's "exceptions") with ``placeholders`` and the server's
+name, in the conversation's language. Subclasses let HA code react (401 -> reauth).
 """
 
 from __future__ import annotations
@@ -10,16 +12,26 @@ _MAX_REASON_DETAIL = 160
 
 
 class BackendError(Exception):
-    """Base class. `server` is the label the user knows; `reason` follows it in speech."""
+    """Base class. `server` is the kind's English label; `reason` follows it."""
 
     default_reason = "failed"
+    # The spoken sentence: a translation key, and placeholders besides {server}.
+    default_key = "server_failed"
 
     def __init__(
-        self, server: str, reason: str | None = None, *, detail: str | None = None
+        self,
+        server: str,
+        reason: str | None = None,
+        *,
+        detail: str | None = None,
+        key: str | None = None,
+        placeholders: dict[str, str] | None = None,
     ) -> None:
         self.server = server
         self.reason = reason or self.default_reason
         self.detail = detail
+        self.key = key or self.default_key
+        self.placeholders = placeholders or {}
         text = f"{server} {self.reason}"
         super().__init__(f"{text}: {detail}" if detail else text)
 
@@ -33,18 +45,21 @@ class BackendConnectionError(BackendError):
     """The server could not be reached (refused, DNS, TLS, reset before answering)."""
 
     default_reason = "could not be reached"
+    default_key = "server_not_reached"
 
 
 class BackendTimeoutError(BackendError):
     """The server did not finish answering within the request timeout."""
 
     default_reason = "did not answer in time"
+    default_key = "server_timeout"
 
 
 class BackendAuthError(BackendError):
     """The server refused the API key (HTTP 401 or 403)."""
 
     default_reason = "rejected the API key"
+    default_key = "server_auth"
 
 
 class BackendServerError(BackendError):
@@ -54,12 +69,15 @@ class BackendServerError(BackendError):
         self, server: str, status: int | None, *, detail: str | None = None
     ) -> None:
         self.status = status
-        reason = (
-            f"had an internal error (HTTP {status})"
-            if status
-            else "reported an error while answering"
+        if status:
+            reason = f"had an internal error (HTTP {status})"
+            key, placeholders = "server_internal_error", {"status": str(status)}
+        else:
+            reason = "reported an error while answering"
+            key, placeholders = "server_stream_error", {}
+        super().__init__(
+            server, reason, detail=detail, key=key, placeholders=placeholders
         )
-        super().__init__(server, reason, detail=detail)
 
 
 class BackendToolParseError(BackendServerError):
@@ -70,6 +88,7 @@ class BackendToolParseError(BackendServerError):
     def __init__(self, server: str, status: int | None, *, detail: str) -> None:
         super().__init__(server, status, detail=detail)
         self.reason = "could not read the model's tool call"
+        self.key, self.placeholders = "server_tool_parse", {}
         self.args = (f"{server} {self.reason}: {detail}",)
 
 
@@ -85,12 +104,15 @@ class BackendBadRequestError(BackendError):
             if len(message) <= _MAX_REASON_DETAIL
             else message[:_MAX_REASON_DETAIL] + "…"
         )
-        reason = (
-            f"rejected the request: {short}"
-            if short
-            else f"rejected the request (HTTP {status})"
+        if short:
+            reason = f"rejected the request: {short}"
+            key, placeholders = "server_bad_request", {"message": short}
+        else:
+            reason = f"rejected the request (HTTP {status})"
+            key, placeholders = "server_bad_request_status", {"status": str(status)}
+        super().__init__(
+            server, reason, detail=f"HTTP {status}", key=key, placeholders=placeholders
         )
-        super().__init__(server, reason, detail=f"HTTP {status}")
 
     @property
     def server_message(self) -> str:
@@ -105,6 +127,7 @@ class BackendBusyError(BackendError):
     """
 
     default_reason = "is busy right now; please try again in a moment"
+    default_key = "server_busy"
 
     def __init__(
         self, server: str, *, retry_after: float | None, detail: str | None = None
@@ -118,9 +141,11 @@ class BackendContextOverflowError(BackendError):
     whose message says so): too much history or a too-long tool result."""
 
     default_reason = "could not fit this conversation into the model's context"
+    default_key = "context_overflow"
 
 
 class BackendResponseError(BackendError):
     """The answer could not be read: malformed body, broken stream, not OpenAI-shaped."""
 
     default_reason = "sent a reply that could not be read"
+    default_key = "server_bad_reply"

@@ -19,6 +19,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .base import (
+    DEFAULT_REQUEST_TIMEOUT,
     CompletionRequest,
     Delta,
     Finish,
@@ -50,8 +51,6 @@ from .servers import ServerKind, get_server_kind, is_tool_parse_error
 from .sse import DONE, sse_data
 from .status import is_context_overflow, retry_after
 
-# Used when a request sets no timeout: a model server must never hang a turn.
-DEFAULT_REQUEST_TIMEOUT = 60.0
 LIST_MODELS_TIMEOUT = 10.0
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 # Alternatives read per token, whatever a server sends (we ask for at most 20).
@@ -444,7 +443,10 @@ async def _finish_reading(payloads: AsyncIterator[str]) -> None:
 
 def _broke_off(label: str, err: Exception) -> BackendResponseError:
     return BackendResponseError(
-        label, "stopped answering mid-reply", detail=f"{type(err).__name__}: {err}"
+        label,
+        "stopped answering mid-reply",
+        detail=f"{type(err).__name__}: {err}",
+        key="server_broke_off",
     )
 
 

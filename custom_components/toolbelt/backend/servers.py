@@ -25,7 +25,9 @@ class ServerKind:
     short: str
     """The kind in a title: "llama.cpp on 192.168.1.20"."""
     spoken: str
-    """The kind in a spoken sentence: "Sorry, the llama.cpp server did not answer"."""
+    """The kind in an English sentence: "the llama.cpp server did not answer" (the
+    errors' text, the log). Speech names it in the conversation's language, from
+    strings.json's ``server_name_<key>``."""
     default_base_url: str
     # The defaults below are what most servers do; each kind states only how it
     # differs.

@@ -11,6 +11,7 @@ from .events import (
     TextOut,
 )
 from .executor import Executor, ToolOutcome
+from .phrasebook import Phrasebook
 from .tool_loop import LoopSettings, ToolLoop
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "HopStart",
     "LoopEvent",
     "LoopSettings",
+    "Phrasebook",
     "ReasoningOut",
     "ResultOut",
     "TextOut",

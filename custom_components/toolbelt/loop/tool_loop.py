@@ -34,7 +34,7 @@ from ..backend.errors import (
 )
 from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
 from ..toolcalls.calls import new_call_id
-from ..toolcalls.constraint import fingerprint, unwrap_answer
+from ..toolcalls.constraint import Shape, fingerprint, unwrap_answer
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting import error_text, lean_tools, result_text
 from ..toolcalls.registry import detector_for, opens_reasoning_in_template
@@ -52,6 +52,14 @@ from .events import (
 from .executor import Executor
 from .format_choice import FormatChoice, choose_format
 from .guards import TurnBudget
+from .honesty import (
+    NOTHING_CHANGED_NOTE,
+    CommandRecognizer,
+    HonestyGuard,
+    Recognized,
+    acted,
+)
+from .phrasebook import ENGLISH, Phrasebook
 from .takes_control import (
     RoundCall,
     TakesControl,
@@ -63,15 +71,11 @@ from .tool_choice import AUTO, HopConstraint, hop_shape, plan
 from .transcript import (
     Exchange,
     History,
-    render,
     render_history,
     trim_largest_result,
 )
 
 _LOGGER = logging.getLogger(__name__)
-
-GAVE_UP_TEXT = "Sorry, I couldn't finish that within the tool-call limit."
-NO_ANSWER_TEXT = "Sorry, the model gave no answer."
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +99,12 @@ class LoopSettings:
     # Whether an answer may be empty: the model wrote nothing, no tool ran,
     # and the host keeps that as a silent response (HA 2026.11+ does).
     silent_answers: bool = False
+    # What the loop says itself, in the conversation's language.
+    phrases: Phrasebook = ENGLISH
 
 
 @dataclass(slots=True)
-class _Turn:
+class _Prepared:
     """What every hop of one turn shares; ``base`` loses the catalog at the cap."""
 
     catalog: Catalog
@@ -116,6 +122,8 @@ class _Hop:
     text: str
     parse: ParseResult
     streamed: str
+    # Text the stream detector let out but the honesty guard held back.
+    held: str = ""
 
 
 class ToolLoop:
@@ -130,6 +138,7 @@ class ToolLoop:
         state: AgentState | None = None,
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
+        recognizer: CommandRecognizer | None = None,
     ) -> None:
         """Bind the loop to a server, a tool runner and an agent's settings.
 
@@ -138,7 +147,8 @@ class ToolLoop:
         checks asked after each tool round, after the results' own answers
         (``ToolAnswer``); the first answer ends the turn. ``confirm``: words
         the host's own confirmation of device commands, said when the model
-        answers them with nothing.
+        answers them with nothing. ``recognizer``: the host's reading of the
+        user's words as a device command, for the honesty guard (honesty.py).
         """
         self._backend = backend
         self._executor = executor
@@ -151,6 +161,7 @@ class ToolLoop:
         self._takes_control: tuple[TakesControl, ...] = (ToolAnswer(), *takes_control)
         self._answer_format: dict[str, Any] | None = None
         self._confirm = confirm
+        self._recognizer = recognizer
 
     async def run(
         self,
@@ -169,22 +180,49 @@ class ToolLoop:
         rules). ``answer_format``: a ``response_format`` every request carries
         (an AI Task's structure); dropped for good if the server refuses it.
         """
+        guard = (
+            HonestyGuard(self._recognizer)
+            if self._recognizer is not None and tools
+            else None
+        )
+        try:
+            async with contextlib.aclosing(
+                self._turn(messages, tools, guidance, answer_format, guard)
+            ) as events:
+                async for event in events:
+                    yield event
+        finally:
+            if guard is not None:
+                await guard.close()
+
+    async def _turn(
+        self,
+        messages: History,
+        tools: list[dict[str, Any]],
+        guidance: str,
+        answer_format: dict[str, Any] | None,
+        guard: HonestyGuard | None,
+    ) -> AsyncGenerator[LoopEvent]:
+        """One turn's hops, until an answer (see ``run``)."""
         settings = self._settings
         self._answer_format = answer_format
-        turn = self._turn(messages, tools, guidance)
-        catalog, choice = turn.catalog, turn.choice
+        prepared = self._prepare(messages, tools, guidance)
+        catalog, choice = prepared.catalog, prepared.choice
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
         # The one place the tool role is decided: a text dialect or a server
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
-        exchanges: list[Exchange] = []
+        exchanges: History = []
         done: list[RoundCall] = []
+        # The tool the honesty guard makes the next request call, if any.
+        forced: str | None = None
 
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
-            constraint = None if wrap_up else self._constraint(index, turn)
-            request = self._request(turn, exchanges, fallback, wrap_up, constraint)
+            constraint = None if wrap_up else self._constraint(index, prepared, forced)
+            forced = None
+            request = self._request(prepared, exchanges, fallback, wrap_up, constraint)
             own_format = self._answer_format is not None and not request.constrained
             if own_format:
                 request.response_format = self._answer_format
@@ -198,7 +236,13 @@ class ToolLoop:
                     reader = _reader(choice, request, constraint)
                     unwrap = not own_format
                     async for event in self._ask(
-                        request, catalog, reader, unwrap, said=said
+                        request,
+                        catalog,
+                        reader,
+                        unwrap,
+                        guard,
+                        done,
+                        said=said,
                     ):
                         if isinstance(event, _Hop):
                             hop = event
@@ -240,16 +284,20 @@ class ToolLoop:
                         dropped = True
                         request.unconstrained()
                         if constraint and constraint.only_tool:
-                            request.tools = turn.sent_tools
+                            request.tools = prepared.sent_tools
                         continue
-                    if fallback or not exchanges or BackendBadRequestError in recovered:
+                    if (
+                        fallback
+                        or not _ran_tools(exchanges)
+                        or BackendBadRequestError in recovered
+                    ):
                         raise
                     # Perhaps the server refuses our tool messages: say the same
                     # in plain text. Only a retry that works proves it.
                     recovered.add(BackendBadRequestError)
                     fallback = True
                 request.messages = self._messages(
-                    turn.base, exchanges, choice.dialect, fallback
+                    prepared.base, exchanges, choice.dialect, fallback
                 )
             if BackendBadRequestError in recovered:
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
@@ -273,6 +321,25 @@ class ToolLoop:
             if hop.parse.reasoning:
                 yield ReasoningOut(hop.parse.reasoning)
             if not (calls or rejected) or wrap_up:
+                if (
+                    guard is not None
+                    and not wrap_up
+                    and (seen := await guard.disputes(done)) is not None
+                ):
+                    if not guard.reminded:
+                        # The answer would leave the command undone: never said.
+                        guard.reminded = True
+                        _LOGGER.debug("No device command for %s yet", seen.intent)
+                        claim = hop.parse.content.strip() or "(no answer)"
+                        exchanges.append({"role": "assistant", "content": claim})
+                        exchanges.append(
+                            {"role": "user", "content": NOTHING_CHANGED_NOTE}
+                        )
+                        forced = seen.tool or ""
+                        continue
+                    async for event in self._settle(seen, catalog, budget):
+                        yield event
+                    return
                 rest = _unsent(hop.parse.content, hop.streamed)
                 if not (hop.streamed + rest).strip():
                     # Said in place of nothing; "" is a silent answer.
@@ -281,6 +348,9 @@ class ToolLoop:
                     yield TextOut(rest)
                 return
 
+            if hop.held:
+                # Words before a real call: they were no false claim.
+                yield TextOut(hop.held)
             cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
             content = hop.parse.content.strip()
             yield CallsOut(
@@ -313,7 +383,7 @@ class ToolLoop:
                 return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
-                turn.base = self._base_messages(
+                prepared.base = self._base_messages(
                     messages, catalog, choice, guidance, wrap_up=True
                 )
             exchanges.append(
@@ -325,7 +395,7 @@ class ToolLoop:
                 )
             )
 
-        yield TextOut(GAVE_UP_TEXT)
+        yield TextOut(self._settings.phrases.gave_up)
 
     def opening_request(
         self, messages: History, tools: list[dict[str, Any]], *, guidance: str = ""
@@ -335,13 +405,14 @@ class ToolLoop:
         Built by the same code as every hop, so a warm-up that sends it (with
         the user's words left out) starts byte for byte as a real turn does.
         """
-        turn = self._turn(messages, tools, guidance)
-        fallback = turn.choice.text_mode or not self._state.tool_role
-        return self._request(turn, [], fallback, False, self._constraint(0, turn))
+        prepared = self._prepare(messages, tools, guidance)
+        fallback = prepared.choice.text_mode or not self._state.tool_role
+        constraint = self._constraint(0, prepared)
+        return self._request(prepared, [], fallback, False, constraint)
 
-    def _turn(
+    def _prepare(
         self, messages: History, tools: list[dict[str, Any]], guidance: str
-    ) -> _Turn:
+    ) -> _Prepared:
         """What every hop of a turn shares: the catalog, the format, the prompt."""
         settings = self._settings
         # The full schemas check arguments; the model reads the lean ones.
@@ -349,7 +420,7 @@ class ToolLoop:
         choice = choose_format(
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
-        return _Turn(
+        return _Prepared(
             catalog=catalog,
             tools=tools,
             sent_tools=lean_tools(tools),
@@ -360,22 +431,22 @@ class ToolLoop:
 
     def _request(
         self,
-        turn: _Turn,
-        exchanges: list[Exchange],
+        prepared: _Prepared,
+        exchanges: History,
         fallback: bool,
         wrap_up: bool,
         constraint: HopConstraint | None,
     ) -> CompletionRequest:
         """One hop's request: the prompt so far, the tools, the hop's constraint."""
         settings = self._settings
-        choice = turn.choice
+        choice = prepared.choice
         request = CompletionRequest(
             model=settings.model,
-            messages=self._messages(turn.base, exchanges, choice.dialect, fallback),
-            tools=turn.sent_tools
-            if choice.send_tools and turn.tools and not wrap_up
+            messages=self._messages(prepared.base, exchanges, choice.dialect, fallback),
+            tools=prepared.sent_tools
+            if choice.send_tools and prepared.tools and not wrap_up
             else None,
-            stop=choice.stop_sequences if not exchanges else None,
+            stop=choice.stop_sequences if not _ran_tools(exchanges) else None,
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             stream=settings.stream,
@@ -392,10 +463,17 @@ class ToolLoop:
         catalog: Catalog,
         choice: FormatChoice,
         unwrap: bool = True,
+        guard: HonestyGuard | None = None,
+        done: Sequence[RoundCall] = (),
         *,
         said: str = "",
     ) -> AsyncIterator[LoopEvent | _Hop]:
         """Stream one reply: safe text out at once, then what the reply means.
+
+        ``guard``: asked at the reply's first safe words whether they wait for
+        the reply's end (``done``: the turn's calls so far). The stream is
+        never paused for it: words wait while it is undecided, and its answer
+        is awaited only after the reply ended, outside the server's timeout.
 
         A model whose template opens the reasoning block starts inside it, so
         nothing shows until its closer, unless the server already split the
@@ -411,6 +489,12 @@ class ToolLoop:
         accumulator = ToolCallAccumulator()
         raw: list[str] = []
         streamed: list[str] = []
+        holding: bool | None = None
+        waiting = ""  # safe words not out yet: the guard has not decided
+
+        def decided() -> bool | None:
+            return False if guard is None else guard.holds_now(done)
+
         # aclosing: a turn that stops early must close the HTTP stream at once.
         async with contextlib.aclosing(self._backend.complete(request)) as deltas:
             async for delta in deltas:
@@ -422,8 +506,13 @@ class ToolLoop:
                         )
                     if safe := detector.feed(delta.text):
                         streamed.append(safe)
-                        if new := _unsaid(said, streamed, safe):
-                            yield TextOut(new)
+                        waiting += safe
+                        if holding is None:
+                            holding = decided()
+                        if holding is False:
+                            if new := _unsaid(said, streamed, waiting):
+                                yield TextOut(new)
+                            waiting = ""
                 elif isinstance(delta, ReasoningDelta):
                     opened = False  # the server parses reasoning itself
                     yield ReasoningOut(delta.text)
@@ -440,18 +529,36 @@ class ToolLoop:
         tail = "" if parse.calls or detector is None else detector.finish()
         if tail and parse.content.startswith("".join(streamed) + tail):
             streamed.append(tail)
-            if new := _unsaid(said, streamed, tail):
-                yield TextOut(new)
-        yield _Hop(text=text, parse=parse, streamed="".join(streamed))
+            waiting += tail
+        if holding is None and waiting:
+            # The reply has ended: waiting no longer holds up the server.
+            holding = guard is not None and await guard.holds(done)
+        if not holding and waiting and (new := _unsaid(said, streamed, waiting)):
+            yield TextOut(new)
+        out = "".join(streamed)
+        if holding:
+            yield _Hop(text=text, parse=parse, streamed="", held=out)
+        else:
+            yield _Hop(text=text, parse=parse, streamed=out)
 
     # -- constraints ---------------------------------------------------------------
 
-    def _constraint(self, index: int, turn: _Turn) -> HopConstraint | None:
+    def _constraint(
+        self, index: int, prepared: _Prepared, forced: str | None = None
+    ) -> HopConstraint | None:
+        """This hop's constraint; ``forced``: a call the honesty guard asks for
+        (that tool, or any tool when "")."""
         settings = self._settings
-        catalog = turn.catalog
+        catalog, choice = prepared.catalog, prepared.choice
         if not self._kinds or not catalog.names:
             return None
-        shape = hop_shape(settings.tool_choice, settings.strict_calls, index, catalog)
+        shape: tuple[Shape, str | None] | None
+        if forced is not None:
+            shape = (Shape.ONE_CALL, forced) if forced else (Shape.ANY_CALL, None)
+        else:
+            shape = hop_shape(
+                settings.tool_choice, settings.strict_calls, index, catalog
+            )
         if shape is None:
             if index == 0 and settings.tool_choice not in _POLICY_WORDS:
                 self._warn_once(
@@ -461,12 +568,12 @@ class ToolLoop:
             return None
         return plan(
             shape,
-            text_mode=turn.choice.text_mode,
+            text_mode=choice.text_mode,
             kinds=self._kinds,
             named_tool_choice=settings.named_tool_choice,
             catalog=catalog,
-            key=turn.key,
-            dialect=turn.choice.dialect.name,
+            key=prepared.key,
+            dialect=choice.dialect.name,
             opened_reasoning=opens_reasoning_in_template(settings.model),
         )
 
@@ -550,7 +657,28 @@ class ToolLoop:
             answer=outcome.answer,
         )
 
-    # -- messages -----------------------------------------------------------------
+    # -- the end of a turn ----------------------------------------------------------
+
+    async def _settle(
+        self, seen: Recognized, catalog: Catalog, budget: TurnBudget
+    ) -> AsyncIterator[LoopEvent]:
+        """The end of a turn whose device command the model would not run,
+        even when reminded: the host runs it, where the agent allows it, and
+        its own sentence is said; otherwise the user hears nothing changed.
+        """
+        if seen.call is None:
+            yield TextOut(seen.unchanged)
+            return
+        _LOGGER.debug("Running the recognized %s for the model", seen.intent)
+        yield CallsOut((seen.call,))
+        outcomes = [o async for o in self._run_calls([seen.call], catalog, budget)]
+        for outcome in outcomes:
+            yield outcome
+        commands = [RoundCall(outcome, True) for outcome in outcomes]
+        said = await confirm_silence(commands, self._confirm)
+        if said is None:
+            said = "Done." if acted(commands) else seen.unchanged
+        yield ControlOut(said, "recognized_command")
 
     async def _empty_answer(
         self, hop: _Hop, calls: Sequence[ToolCall], done: Sequence[RoundCall]
@@ -562,13 +690,14 @@ class ToolLoop:
         the host keeps a silent answer. Otherwise a short sentence, since the
         host speaks the last assistant message.
         """
+        phrases = self._settings.phrases
         if calls:
-            return GAVE_UP_TEXT
+            return phrases.gave_up
         if done:
-            return await confirm_silence(done, self._confirm) or NO_ANSWER_TEXT
+            return await confirm_silence(done, self._confirm) or phrases.no_answer
         if self._settings.silent_answers and not hop.text.strip():
             return ""
-        return NO_ANSWER_TEXT
+        return phrases.no_answer
 
     def _base_messages(
         self,
@@ -599,12 +728,11 @@ class ToolLoop:
     def _messages(
         self,
         base: History,
-        exchanges: list[Exchange],
+        exchanges: History,
         dialect: Dialect,
         fallback: bool,
     ) -> list[dict[str, Any]]:
-        history = render_history(base, dialect, fallback=fallback)
-        return history + render(exchanges, dialect, fallback=fallback)
+        return render_history([*base, *exchanges], dialect, fallback=fallback)
 
 
 _POLICY_WORDS = frozenset({"auto", "required", "required_first"})
@@ -649,6 +777,11 @@ class _HoldAll:
 
     def finish(self) -> str:
         return ""
+
+
+def _ran_tools(exchanges: History) -> bool:
+    """Whether the turn ran tools (beside the honesty guard's reminder)."""
+    return any(isinstance(item, Exchange) for item in exchanges)
 
 
 def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None]:

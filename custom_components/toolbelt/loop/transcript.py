@@ -44,7 +44,7 @@ class Exchange:
 TRIMMED_RESULT_CHARS = 2000
 
 
-def trim_largest_result(exchanges: list[Exchange]) -> str | None:
+def trim_largest_result(exchanges: list[Any]) -> str | None:
     """Cut the longest tool result of the turn, in place, saying so in it.
 
     Returns what was done, for the log, or None when no result is long enough
@@ -54,6 +54,7 @@ def trim_largest_result(exchanges: list[Exchange]) -> str | None:
         (
             (len(text), i, j)
             for i, exchange in enumerate(exchanges)
+            if isinstance(exchange, Exchange)
             for j, text in enumerate(exchange.results)
         ),
         default=None,

@@ -8,13 +8,18 @@ TOOLS.json is an OpenAI ``tools`` list (the catalog). Each stdin line is
 [{"name", "reason"}]`` when call markup was refused. A bad line gives
 ``{"error": "..."}`` and the run continues: every non-blank line is answered.
 Bytes that are not UTF-8 are read as U+FFFD; text that cannot be written as
-UTF-8 (a lone surrogate) is written with ``\\u`` escapes instead.
+UTF-8 (a lone surrogate) is written with ``\\u`` escapes instead. Answers are
+flushed whenever the input read so far is answered: at once for a line typed
+or piped alone, once per chunk for a file of many lines.
 """
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Iterator
 import io
 import json
+import os
 import sys
 from typing import Any, TextIO
 
@@ -60,12 +65,42 @@ def _handle(line: str, catalog: Catalog, dialect: Dialect) -> dict[str, Any]:
     return answer
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE_ASCII = json.JSONEncoder().encode
+
+
 def _write(stdout: TextIO, answer: dict) -> None:
     """One JSON line; ``\\u`` escapes when the text is not valid UTF-8."""
     try:
-        stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        stdout.write(_ENCODE(answer) + "\n")
     except UnicodeEncodeError:
-        stdout.write(json.dumps(answer) + "\n")
+        stdout.write(_ENCODE_ASCII(answer) + "\n")
+
+
+def _batches(stdin: TextIO) -> Iterator[list[str]]:
+    """Input lines, grouped as they arrive: each group is what one read brought.
+
+    From a real file descriptor the input is read in chunks (a read waits only
+    when nothing is pending), so a pipe of many lines is answered with one
+    flush per chunk and a line typed alone still gets its answer at once.
+    Anything else (a ``StringIO``) gives one line per group.
+    """
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        for line in stdin:
+            yield [line]
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while chunk := os.read(fd, 1 << 16):
+        lines = (pending + decoder.decode(chunk)).split("\n")
+        pending = lines.pop()
+        if lines:
+            yield lines
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        yield [pending]
 
 
 def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -79,10 +114,10 @@ def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         print(f"cannot read {argv[0]}: {err}", file=stderr)
         return 2
     dialect = resolve_dialect("auto")
-    for line in stdin:
-        if not line.strip():
-            continue
-        _write(stdout, _handle(line, catalog, dialect))
+    for lines in _batches(stdin):
+        for line in lines:
+            if line.strip():
+                _write(stdout, _handle(line, catalog, dialect))
         stdout.flush()
     return 0
 

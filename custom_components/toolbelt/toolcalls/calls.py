@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
+import itertools
 import re
 import secrets
 from typing import Any
@@ -27,6 +28,7 @@ from .model import ParseResult, RejectedCall, ToolCall
 from .sanitize import clean
 
 __all__ = [
+    "UNKNOWN_TOOL",
     "Found",
     "build_result",
     "call_from_object",
@@ -44,13 +46,29 @@ _ID_KEYS = ("id", "tool_call_id", "call_id")
 PROBING: ContextVar[bool] = ContextVar("toolcalls_probing", default=False)
 _NOT_ACTIONS = frozenset({"finalanswer", "none", "answer", "respond", "noaction"})
 _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
+# The reason a call to a tool outside the catalog is refused with.
+UNKNOWN_TOOL = "unknown tool"
+# Names that stand for "a tool" in an example of call syntax: function_name,
+# tool_name, func1, my_function, <function-name>, NAME, foo...
+_PLACEHOLDER = re.compile(
+    r"[<{\[(]?\s*(?:(?:my|your|some|example|the|a)[ _-]?)?"
+    r"(?:func(?:tion)?|tool|method|fn|name|foo|bar|baz|example)"
+    r"(?:[ _-]?(?:name|call|\d{1,2}))?[ _-]?\d{0,2}\s*[>})\]]?",
+    re.I,
+)
+
+
+# Ids are unique, not secret: a random prefix per process and a counter, so a
+# call costs no system call for randomness.
+_ID_PREFIX = secrets.token_hex(6)
+_ID_COUNT = itertools.count()
 
 
 def new_call_id(style: str = "openai") -> str:
     """A fresh call id: ``call_<24 hex>``, or 9 alphanumerics for Mistral."""
     if style == "mistral":
         return secrets.token_hex(5)[:9]
-    return "call_" + secrets.token_hex(12)
+    return f"call_{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass(slots=True)
@@ -84,9 +102,9 @@ def make_call(
     shown = name if isinstance(name, str) else repr(name)
     resolved = catalog.resolve(name)
     if resolved is None:
-        return RejectedCall(name=shown, raw=raw, reason=f"unknown tool: {shown}")
+        return RejectedCall(name=shown, raw=raw, reason=f"{UNKNOWN_TOOL}: {shown}")
     try:
-        args = decode_arguments(arguments)
+        args = arguments if type(arguments) is dict else decode_arguments(arguments)
     except TruncatedJSONError:
         return RejectedCall(name=resolved, raw=raw, reason="arguments are truncated")
     except LooseJSONError as err:
@@ -111,25 +129,22 @@ def _first(obj: dict[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
     return None, None
 
 
-def call_from_object(
-    obj: Any,
-    catalog: Catalog,
-    *,
-    raw: str = "",
-    id_style: str = "openai",
-    require_arguments: bool = False,
-) -> ToolCall | RejectedCall | None:
-    """Read one JSON object in any common call shape; None if not call-shaped.
+# Keys of the shapes other than {"name": .., "arguments": ..}.
+_SHAPE_KEYS = frozenset(
+    {"functionCall", "function_call", "tool_call", "function", *_NAME_KEYS}
+)
+_PLAIN: Any = object()
 
-    Shapes: ``{name, arguments|parameters|args}``, OpenAI ``{function: {name,
-    arguments}}``, ``{function: NAME, parameters}``, ``{tool|tool_name: NAME,
-    ...}`` (flat arguments when no argument key), Gemini ``{functionCall:
-    {name, args}}`` and JSON-blob ReAct ``{action, action_input}``.
-    ``require_arguments`` (for untagged JSON) demands an explicit argument key.
-    """
-    if not isinstance(obj, dict):
-        return None
-    _, call_id = _first(obj, _ID_KEYS)
+
+def _shaped_call(
+    obj: dict[str, Any],
+    catalog: Catalog,
+    call_id: Any,
+    raw: str,
+    id_style: str,
+    require_arguments: bool,
+) -> ToolCall | RejectedCall | None:
+    """A wrapped, ``function``-keyed or tool-named call; ``_PLAIN`` if none of those."""
     for wrapper in ("functionCall", "function_call", "tool_call"):
         inner = obj.get(wrapper)
         if isinstance(inner, dict):
@@ -173,6 +188,36 @@ def call_from_object(
         return make_call(
             catalog, name, args, raw=raw, call_id=call_id, id_style=id_style
         )
+    return _PLAIN
+
+
+def call_from_object(
+    obj: Any,
+    catalog: Catalog,
+    *,
+    raw: str = "",
+    id_style: str = "openai",
+    require_arguments: bool = False,
+) -> ToolCall | RejectedCall | None:
+    """Read one JSON object in any common call shape; None if not call-shaped.
+
+    Shapes: ``{name, arguments|parameters|args}``, OpenAI ``{function: {name,
+    arguments}}``, ``{function: NAME, parameters}``, ``{tool|tool_name: NAME,
+    ...}`` (flat arguments when no argument key), Gemini ``{functionCall:
+    {name, args}}`` and JSON-blob ReAct ``{action, action_input}``.
+    ``require_arguments`` (for untagged JSON) demands an explicit argument key.
+    """
+    if not isinstance(obj, dict):
+        return None
+    _, call_id = _first(obj, _ID_KEYS)
+    if obj.keys().isdisjoint(_SHAPE_KEYS):
+        # The common {"name": .., "arguments": ..}: none of the other shapes.
+        arg_key, args = _first(obj, _ARG_KEYS)
+    else:
+        shaped = _shaped_call(obj, catalog, call_id, raw, id_style, require_arguments)
+        if shaped is not _PLAIN:
+            return shaped
+        arg_key, args = _first(obj, _ARG_KEYS)
     name = obj.get("name")
     if not isinstance(name, str):
         return None
@@ -258,6 +303,47 @@ def reply_start(text: str) -> int:
         pos = match.end()
 
 
+def placeholder_name(name: str) -> bool:
+    """Whether ``name`` stands for "some tool" (``function_name``, ``func1``)."""
+    return _PLACEHOLDER.fullmatch(name) is not None
+
+
+def _example(span: Found) -> bool:
+    """A refused call to a placeholder name: call syntax shown, not a call."""
+    call = span.call
+    return (
+        isinstance(call, RejectedCall)
+        and call.reason.startswith(UNKNOWN_TOOL)
+        and placeholder_name(call.name)
+    )
+
+
+def _without_examples(text: str, spans: list[Found]) -> list[Found]:
+    """Drop calls to placeholder names shown in a closed code fence.
+
+    A fence of such calls (and nothing that dispatches) is an example of the
+    syntax in an answer ("write it like this: ..."): it stays whole in the
+    content, and nothing goes back to the model as refused.
+    """
+    fences = [f for f in find_fences(text) if f.body_end < f.end]
+    if not fences:
+        return spans
+    dropped: set[int] = set()
+    for fence in fences:
+        inside = [
+            i
+            for i, span in enumerate(spans)
+            if fence.start <= span.start and span.end <= fence.end
+        ]
+        examples = [_example(spans[i]) for i in inside]
+        if any(examples) and all(
+            shown or spans[i].call is None
+            for i, shown in zip(inside, examples, strict=True)
+        ):
+            dropped.update(inside)
+    return [span for i, span in enumerate(spans) if i not in dropped]
+
+
 def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     """Fences whose body is nothing but call markup go with the calls."""
     extra: list[Found] = []
@@ -280,6 +366,14 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     return extra
 
 
+def _span_order(span: Found) -> tuple[int, int]:
+    return span.start, span.end
+
+
+# What a chain member that found no markup answers (the chain drops it unread).
+_PROBED_NOTHING = ParseResult()
+
+
 def build_result(
     text: str,
     found: Iterable[Found],
@@ -294,14 +388,16 @@ def build_result(
     them, minus reasoning and leaked scaffolding (``sanitize`` adds a
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
-    spans = sorted(found, key=lambda f: (f.start, f.end))
-    if not spans and PROBING.get():
+    if not found and PROBING.get():
         # A chain is only asking "any calls?": skip the content work.
-        return ParseResult(dialect=dialect, text_parsed=text_parsed)
+        return _PROBED_NOTHING
+    spans = sorted(found, key=_span_order)
+    if spans and "```" in text and any(_example(span) for span in spans):
+        spans = _without_examples(text, spans)
+        if not spans and PROBING.get():
+            return _PROBED_NOTHING
     if spans and "```" in text:
-        spans = sorted(
-            [*spans, *_wrapping_fences(text, spans)], key=lambda f: (f.start, f.end)
-        )
+        spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
     pos = 0
     for span in spans:

@@ -209,6 +209,8 @@ class Catalog:
         props = schema.get("properties") if isinstance(schema, dict) else None
         if not isinstance(props, dict) or not props or not isinstance(args, dict):
             return dict(args) if isinstance(args, dict) else {}
+        if props.keys() >= args.keys():  # every key is the schema's own: nothing to map
+            return coerce_arguments(schema, dict(args)) if coerce else dict(args)
         folded_props = self._folded_props.get(name)
         if folded_props is None:
             folded_props = self._folded_props[name] = {fold(key): key for key in props}

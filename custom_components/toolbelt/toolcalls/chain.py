@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any, override
 from .calls import PROBING
 from .dialects.base import Dialect
 from .escapes import unescape_markers
+from .literals import literals
+from .memo import end_reply_scope, start_reply_scope
 from .model import ParseResult
-from .sanitize import clean
+from .sanitize import clean, remove_words
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -39,21 +41,31 @@ class ChainDialect(Dialect):
         self.start_markers = tuple(  # type: ignore[misc]
             dict.fromkeys(m for d in self.dialects for m in d.start_markers)
         )
+        self.dropped = tuple(  # type: ignore[misc]
+            dict.fromkeys(m for d in self.dialects for m in d.dropped)
+        )
         self.structured = all(d.structured for d in self.dialects)  # type: ignore[misc]
         self._text = next(
             (d for d in self.dialects if not d.structured), self.dialects[0]
         )
-        # (dialect, triggers): None means the dialect has its own may_match.
+        # Every member's triggers, looked up in one pass per reply.
+        self._triggers = literals(t for d in self.dialects for t in d.triggers)
+        self._markup = literals(self.markers)
+        # (dialect, trigger bits): None means the dialect has its own
+        # may_match; 0 (no triggers) means "always try".
         self._probes = tuple(
             (
                 d,
                 None
                 if type(d).may_match is not Dialect.may_match
-                else tuple(d.triggers),
+                else self._triggers.bits(d.triggers),
             )
             for d in self.dialects
             if not d.structured
         )
+        # Members with their own may_match, asked when their turn comes.
+        self._custom = frozenset(d for d, bits in self._probes if bits is None)
+        self._by_mask: dict[int, tuple[Dialect, ...]] = {}
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -78,11 +90,16 @@ class ChainDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         text = unescape_markers(text)
         token = PROBING.set(True)
+        scope = start_reply_scope()
         try:
             result = self._probe(text, catalog)
         finally:
+            end_reply_scope(scope)
             PROBING.reset(token)
         if result is not None:
+            if self.dropped and result.content:
+                # Every member's format words, whichever member read the reply.
+                result.content = remove_words(result.content, self.dropped)
             return result
         content, reasoning = clean(text, self.sanitize)
         return ParseResult(content=content, reasoning=reasoning, dialect=None)
@@ -91,20 +108,12 @@ class ChainDialect(Dialect):
         """The best member result with call markup, or None."""
         refused: ParseResult | None = None
         best: ParseResult | None = None
-        present: dict[str, bool] = {}  # each trigger is looked up once per reply
-        for dialect, triggers in self._probes:
-            if triggers is None:
-                if not dialect.may_match(text):
-                    continue
-            elif triggers:
-                for trigger in triggers:
-                    hit = present.get(trigger)
-                    if hit is None:
-                        hit = present[trigger] = trigger in text
-                    if hit:
-                        break
-                else:
-                    continue
+        empty: set[str] = set()  # members that read the reply and found nothing
+        for dialect in self._candidates(self._triggers.mask(text)):
+            if dialect in self._custom and not dialect.may_match(text):
+                continue
+            if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
+                continue
             result = dialect.parse(text, catalog)
             if result.calls:
                 # Markup of another format left in the content means a second
@@ -120,14 +129,30 @@ class ChainDialect(Dialect):
                     best = result
                 continue
             # Refused calls, or call markup with no call (``functools[]``).
-            if (result.rejected or result.end is not None) and refused is None:
-                refused = result
+            if result.rejected or result.end is not None:
+                if refused is None:
+                    refused = result
+            else:
+                empty.add(dialect.name)
         if best is not None:
             return best
         return refused
 
+    def _candidates(self, present: int) -> tuple[Dialect, ...]:
+        """The members to try, in order, for a reply holding these triggers."""
+        members = self._by_mask.get(present)
+        if members is None:
+            members = tuple(
+                d
+                for d, bits in self._probes
+                if bits is None or not bits or bits & present
+            )
+            if len(self._by_mask) < 1024:
+                self._by_mask[present] = members
+        return members
+
     def _leftover(self, content: str) -> bool:
-        return bool(content) and any(m in content for m in self.markers)
+        return bool(content) and self._markup.any_in(content)
 
     @override
     def sanitize(self, text: str) -> str:

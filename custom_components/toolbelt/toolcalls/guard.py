@@ -20,7 +20,7 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Protocol
 
-from .jsonrepair import end_json5_budget, start_json5_budget
+from .jsonrepair import end_json5_budget, json5_budget_open, start_json5_budget
 from .model import ParseResult, RejectedCall
 from .sanitize import clean
 
@@ -72,7 +72,9 @@ def guard_parse(parse: Parse) -> Parse:
                 " are not read for tool calls"
             )
             return refused(text, reason, self.name, shown=limit)
-        token = start_json5_budget()  # inline, not a ``with``: this runs per member
+        # Inline, not a ``with``: this runs per member; a chain's members
+        # share the budget its own parse opened.
+        token = start_json5_budget() if json5_budget_open() is False else None
         try:
             return parse(self, text, catalog)
         except Exception as err:  # the one place a parse may fail
@@ -87,7 +89,8 @@ def guard_parse(parse: Parse) -> Parse:
             reason = f"the reply could not be parsed ({type(err).__name__})"
             return refused(text, reason, self.name, shown=len(text))
         finally:
-            end_json5_budget(token)
+            if token is not None:
+                end_json5_budget(token)
 
     guarded.guarded = True  # type: ignore[attr-defined]
     return guarded

@@ -31,10 +31,12 @@ __all__ = [
     "end_json5_budget",
     "find_json_end",
     "json5_budget",
+    "json5_budget_open",
     "loads_loose",
     "scan_json",
     "skip_stray_closer",
     "start_json5_budget",
+    "strict_json_at",
     "try_loads_loose",
 ]
 
@@ -299,10 +301,11 @@ def loads_loose(text: str) -> Any:
     return _shallow(value, stripped)
 
 
-def _shallow(value: Any, text: str) -> Any:
-    """``value``, unless it nests deeper than ``MAX_DEPTH`` (checked without recursion)."""
+def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> Any:
+    """``value`` (read from ``text[start:end]``), unless it nests deeper than
+    ``MAX_DEPTH`` (checked without recursion)."""
     if not isinstance(value, (dict, list)) or (
-        text.count("[") + text.count("{") <= MAX_DEPTH
+        text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
     ):
         return value
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -327,6 +330,11 @@ def _spend_json5(size: int) -> None:
     if size > left[0]:
         raise LooseJSONError("not JSON, even with repairs (json5 budget spent)")
     left[0] -= size
+
+
+def json5_budget_open() -> bool:
+    """Whether a ``start_json5_budget`` is in force."""
+    return _JSON5_LEFT.get() is not None
 
 
 def start_json5_budget(chars: int = _JSON5_LIMIT) -> Token | None:
@@ -362,6 +370,26 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
+_DECODER = json.JSONDecoder()
+
+
+def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
+    """``(value, end)`` of the strictly valid JSON value at ``text[start]``, else None.
+
+    One C-level read: the common case (a model that writes valid JSON) needs
+    neither the bracket scan nor the repairs. None also for a value the
+    ladder refuses (nested deeper than ``MAX_DEPTH``): the ladder says why.
+    """
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        return _shallow(value, text, start, end), end
+    except LooseJSONError:
+        return None
+
+
 def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     """Index just past the balanced object/array opening at ``text[start]``.
 
@@ -373,6 +401,10 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
     strings and prose cost almost nothing.
     """
     end = len(text) if limit is None else min(limit, len(text))
+    if start < end and text[start] in "{[":
+        strict = strict_json_at(text, start)
+        if strict is not None and strict[1] <= end:
+            return strict[1]
     if end - start > 4096:
         # Long values are scanned once per reply even when several dialects ask.
         key = (text, start, end)

@@ -10,15 +10,20 @@ from .catalog import Catalog
 __all__ = [
     "compact_catalog",
     "error_text",
+    "json_catalog",
     "lean_tools",
     "result_text",
-    "tools_json",
-    "tools_json_lines",
 ]
 
 # Schema keys no model reads to call a tool: a title repeats the name, and
 # unknown arguments are refused by our own check with the allowed names.
 _UNREAD = {"title", "$schema"}
+# Keys whose value only repeats the default: nothing extra is allowed (we
+# refuse unknown arguments ourselves), nothing is required.
+_SAYS_NOTHING: tuple[tuple[str, Any], ...] = (
+    ("additionalProperties", False),
+    ("required", []),
+)
 
 
 def _lean_schema(schema: Any) -> Any:
@@ -28,7 +33,7 @@ def _lean_schema(schema: Any) -> Any:
         return schema
     lean: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in _UNREAD or (key == "additionalProperties" and value is False):
+        if key in _UNREAD or (key, value) in _SAYS_NOTHING:
             continue
         if key == "description" and isinstance(value, str):
             value = " ".join(value.split())
@@ -46,7 +51,8 @@ def lean_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Every prompt token costs prefill time on a small server. Names, types,
     enums, ranges, required lists and descriptions stay; titles, ``$schema``,
-    ``additionalProperties: false`` and runs of whitespace go.
+    ``additionalProperties: false``, empty ``required`` lists and runs of
+    whitespace go.
     """
     return [_lean_schema(tool) for tool in tools]
 
@@ -58,6 +64,13 @@ _ALIAS_MIN_CHARS = 40
 def _type_name(prop: Any, names: dict[str, str], seen: list[str]) -> str:
     if not isinstance(prop, dict):
         return "any"
+    if isinstance(prop.get("allOf"), list):
+        # Every part applies: the first type said, and any range.
+        merged: dict[str, Any] = {}
+        for part in (p for p in prop["allOf"] if isinstance(p, dict)):
+            for key, value in part.items():
+                merged.setdefault(key, value)
+        prop = {**merged, **{k: v for k, v in prop.items() if k != "allOf"}}
     kind = prop.get("type")
     if isinstance(kind, list):
         return "|".join(str(k) for k in kind)
@@ -108,27 +121,74 @@ def compact_catalog(catalog: Catalog) -> str:
     return "\n".join(lines)
 
 
-def tools_json(catalog: Catalog) -> list[dict[str, Any]]:
-    """The catalog as an OpenAI ``tools`` list."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.parameters or {"type": "object", "properties": {}},
-            },
-        }
+def json_catalog(catalog: Catalog) -> str:
+    """One lean JSON signature per line: ``{"name", "description", "parameters"}``.
+
+    What the model families trained on JSON tool lists read (Qwen, Hermes,
+    GLM, MiniMax, Nemotron... render each tool with ``tojson``), without what
+    no model reads: the ``{"type": "function", "function": ...}`` wrapper,
+    titles, ``additionalProperties: false``, runs of whitespace. A long value
+    list several arguments share (HA's ``device_class``) is written once, on a
+    last line ``{"$defs": {...}}``, and each use is a JSON Schema ``$ref`` to it.
+    """
+    tools = [
+        {"name": tool.name}
+        | (
+            {"description": desc}
+            if (desc := " ".join(tool.description.split()))
+            else {}
+        )
+        | {"parameters": _lean_schema(tool.parameters or _NO_ARGUMENTS)}
         for tool in catalog
     ]
+    uses: dict[str, list[str]] = {}
+    for tool in tools:
+        _value_lists(tool["parameters"], "", uses)
+    refs: dict[str, str] = {}
+    for values, names in uses.items():
+        if len(names) > 1 and len(values) >= _ALIAS_MIN_CHARS:
+            name = names[0] if len(set(names)) == 1 and names[0] else "values"
+            taken = name in refs.values()
+            refs[values] = f"{name}{len(refs) + 1}" if taken else name
+    lines = [_json_line(_with_refs(tool, refs)) for tool in tools]
+    if refs:
+        defs = {name: json.loads(values) for values, name in refs.items()}
+        lines.append(_json_line({"$defs": defs}))
+    return "\n".join(lines)
 
 
-def tools_json_lines(catalog: Catalog) -> str:
-    """One compact JSON function signature per line (Hermes/Qwen ``<tools>``)."""
-    return "\n".join(
-        json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-        for item in tools_json(catalog)
-    )
+_NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _json_line(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _value_lists(schema: Any, name: str, uses: dict[str, list[str]]) -> None:
+    """Record every schema with an ``enum`` under the argument it belongs to."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("enum"), list):
+        uses.setdefault(_json_line(schema), []).append(name)
+        return
+    props = schema.get("properties")
+    for key, prop in (props if isinstance(props, dict) else {}).items():
+        _value_lists(prop, key, uses)
+    _value_lists(schema.get("items"), name, uses)
+    for option in schema.get("anyOf") or ():
+        _value_lists(option, name, uses)
+
+
+def _with_refs(schema: Any, refs: dict[str, str]) -> Any:
+    """``schema`` with each shared value list replaced by a ``$ref`` to it."""
+    if isinstance(schema, list):
+        return [_with_refs(item, refs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("enum"), list):
+        name = refs.get(_json_line(schema))
+        return {"$ref": f"#/$defs/{name}"} if name else schema
+    return {key: _with_refs(value, refs) for key, value in schema.items()}
 
 
 def result_text(result: Any) -> str:

@@ -16,23 +16,29 @@ import re
 from .catalog import Catalog
 from .chain import ChainDialect
 from .dialects.apertus import ApertusDialect
+from .dialects.apriel import AprielDialect
 from .dialects.base import Dialect
 from .dialects.command_r import CommandRDialect
 from .dialects.deepseek import DeepSeekDialect
 from .dialects.functionary import FunctionaryDialect
 from .dialects.gemma import GemmaDialect
+from .dialects.gigachat import GigaChatDialect
 from .dialects.glm import GlmDialect
 from .dialects.gpt_oss import GptOssDialect
 from .dialects.granite import GraniteDialect
 from .dialects.hermes import HermesDialect
 from .dialects.home_llm import HomeLlmDialect
+from .dialects.internlm import InternLmDialect
 from .dialects.kimi_k2 import KimiK2Dialect
 from .dialects.llama3 import Llama3Dialect
+from .dialects.longcat import LongCatDialect
 from .dialects.markdown_json import MarkdownJsonDialect
+from .dialects.minicpm import MiniCpmDialect
 from .dialects.minimax import MiniMaxDialect
 from .dialects.mistral import MistralDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
+from .dialects.olmo3 import Olmo3Dialect
 from .dialects.phi4_functools import FunctoolsDialect
 from .dialects.pythonic import PythonicDialect
 from .dialects.qwen import QwenDialect
@@ -89,6 +95,12 @@ DIALECTS: dict[str, type[Dialect]] = {
     "nemotron": NemotronDialect,
     "apertus": ApertusDialect,
     "seed_oss": SeedOssDialect,
+    "olmo3": Olmo3Dialect,
+    "minicpm": MiniCpmDialect,
+    "apriel": AprielDialect,
+    "longcat": LongCatDialect,
+    "internlm": InternLmDialect,
+    "gigachat": GigaChatDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -97,7 +109,12 @@ AUTO_ORDER: tuple[str, ...] = (
     "deepseek",
     "kimi_k2",
     "minimax",
+    "apriel",
     "seed_oss",
+    "olmo3",
+    "longcat",
+    "internlm",
+    "gigachat",
     "glm",
     "nemotron",
     "apertus",
@@ -107,14 +124,15 @@ AUTO_ORDER: tuple[str, ...] = (
     "granite",
     "mistral",
     "functools",
-    "llama3",
     "hermes",
     "qwen",
+    "llama3",
     "xlam",
     "home_llm",
     "markdown_json",
     "react",
     "pythonic",
+    "minicpm",
     "functionary",
 )
 
@@ -141,6 +159,14 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "nemotron": ("nemotron",),
     "apertus": ("apertus",),
     "seed_oss": ("seed_oss",),
+    "olmo3": ("olmo3",),
+    "minicpm": ("minicpm", "pythonic"),
+    "apriel": ("apriel",),
+    "hunyuan": ("apriel",),
+    "jamba": ("apriel",),
+    "longcat": ("longcat",),
+    "internlm": ("internlm",),
+    "gigachat": ("gigachat",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -173,14 +199,25 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"nemotron", "nemotron"),
         (r"apertus", "apertus"),
         (r"seed-?oss", "seed_oss"),
+        (r"olmo", "olmo3"),
+        (r"minicpm", "minicpm"),
+        (r"apriel", "apriel"),
+        (r"hunyuan", "hunyuan"),
+        (r"jamba", "jamba"),
+        (r"longcat", "longcat"),
+        (r"intern-?(?:lm|s1)", "internlm"),
+        (r"gigachat", "gigachat"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )
 
 # Families whose chat template writes the reasoning opener (``<think>``) into the
 # prompt, so the reply holds only the closer: Qwen3 *-Thinking-2507, QwQ,
-# DeepSeek-R1 and its distills.
-_TEMPLATE_THINKING = re.compile(r"deepseek[-_ ]?r1|r1[-_ ]distill|qwq|thinking")
+# DeepSeek-R1 and its distills, OLMo 3 Think; Apriel's prompt ends with "Here
+# are my reasoning steps:" (1.6), or its reply opens with them (1.5).
+_TEMPLATE_THINKING = re.compile(
+    r"deepseek[-_ ]?r1|r1[-_ ]distill|qwq|thinking|olmo.*think|apriel"
+)
 
 _classes: dict[str, type[Dialect]] = {}
 _instances: dict[str, Dialect] = {}
@@ -193,6 +230,7 @@ def register_dialect(name: str, cls: type[Dialect]) -> None:
     _classes[name] = cls
     _instances.pop(name, None)
     _union_cache.clear()
+    _chains.clear()
 
 
 def get_dialect(name: str) -> Dialect:
@@ -215,9 +253,18 @@ def dialect_names() -> tuple[str, ...]:
     return (*DIALECTS, *extras)
 
 
+_chains: dict[tuple[tuple[str, ...], str], ChainDialect] = {}
+
+
 def _chain(names: Iterable[str], label: str) -> ChainDialect:
-    names = tuple(dict.fromkeys(names))
-    return ChainDialect([get_dialect(n) for n in names], name=label)
+    """The chain of these members, built once (a turn resolves its format each time)."""
+    key = (tuple(dict.fromkeys(names)), label)
+    chain = _chains.get(key)
+    if chain is None:
+        chain = ChainDialect([get_dialect(n) for n in key[0]], name=label)
+        if len(_chains) < 256:
+            _chains[key] = chain
+    return chain
 
 
 def register_preset(name: str, chain: Iterable[str]) -> None:
@@ -276,19 +323,21 @@ def resolve_dialect(
     )
 
 
-_union_cache: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+_union_cache: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = []
 
 
-def _union() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Markers and start markers of every registered dialect (cached)."""
+def _union() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Markers, start markers and dropped words of every registered dialect."""
     if not _union_cache:
         markers: dict[str, None] = {}
         starts: dict[str, None] = dict.fromkeys(DEFAULT_START_MARKERS)
+        dropped: dict[str, None] = {}
         for name in dialect_names():
             dialect = get_dialect(name)
             markers.update(dict.fromkeys(dialect.markers))
             starts.update(dict.fromkeys(dialect.start_markers))
-        _union_cache.append((tuple(markers), tuple(starts)))
+            dropped.update(dict.fromkeys(dialect.dropped))
+        _union_cache.append((tuple(markers), tuple(starts), tuple(dropped)))
     return _union_cache[0]
 
 
@@ -310,7 +359,7 @@ def detector_for(
     (exact, or without its ``intent__`` namespace, as the catalog resolves it)
     holds too: formats like Functionary's write a call as a bare name.
     """
-    markers, starts = _union()
+    markers, starts, dropped = _union()
     names: tuple[str, ...] = ()
     if catalog is not None:
         names = (
@@ -321,6 +370,12 @@ def detector_for(
         (*dialect.markers, *markers),
         start_markers=(*dialect.start_markers, *starts),
         names=tuple(dict.fromkeys(names)),
+        dropped=(*dialect.dropped, *dropped),
         start_in_reasoning=start_in_reasoning,
         thought_first=dialect.thought_first,
     )
+
+
+# The default chain and its trigger index are built when the integration
+# loads, not during a turn on Home Assistant's event loop.
+resolve_dialect("auto")

@@ -17,11 +17,14 @@ import re
 from . import reasoning as delimiters
 from .fences import find_fences
 from .finder import Finder
+from .jsonrepair import LooseJSONError, loads_loose
 from .quirks import strip_quirks
 
 __all__ = [
     "clean",
+    "final_answer_blob",
     "register_reasoning_delimiters",
+    "remove_words",
     "split_reasoning",
     "strip_leakage",
     "strip_react",
@@ -153,7 +156,7 @@ _HEADERS = re.compile(
     r"|<\|turn>[A-Za-z_]{0,20}"
 )
 _SPECIAL = re.compile(
-    r"<\|[A-Za-z0-9_:.\-]{1,40}\|>"
+    r"<\|/?[A-Za-z0-9_:.\-]{1,40}\|>"
     r"|<｜[^｜<>\n]{1,40}｜>"
     r"|</?s>|<eos>|<bos>|<end_of_turn>|<turn\|>|<\|tool_call>|<tool_call\|>"
     r"|<SPECIAL_\d{1,6}>"  # unnamed vocabulary slots some GGUF templates emit
@@ -280,13 +283,20 @@ def strip_leakage(text: str) -> str:
 # are stripped: a fence that shows "# Tool:" or "Action:" syntax is quoted, not
 # leaked, so it stays whole (and its labels do not make the prose a scratchpad).
 _FENCE_SLOT = re.compile("\ue000(\\d+)\ue001")
+# ``clean`` hides closed fences the same way, with its own marks, before any
+# dialect's cleanup: an answer that shows call syntax in a fence keeps it whole.
+_CLOSED_SLOT = re.compile("\ue002(\\d+)\ue003")
 
 
-def _hide_fences(text: str) -> tuple[str, list[str]]:
+def _hide_fences(
+    text: str, *, closed_only: bool = False, marks: str = "\ue000\ue001"
+) -> tuple[str, list[str]]:
     """``text`` with each code fence replaced by a slot, and the fences."""
-    if ("```" not in text and "~~~" not in text) or "\ue000" in text:
+    if ("```" not in text and "~~~" not in text) or marks[0] in text:
         return text, []
     fences = find_fences(text)
+    if closed_only:
+        fences = [f for f in fences if f.body_end < f.end]
     if not fences:
         return text, []
     parts: list[str] = []
@@ -294,11 +304,56 @@ def _hide_fences(text: str) -> tuple[str, list[str]]:
     pos = 0
     for fence in fences:
         parts.append(text[pos : fence.start])
-        parts.append(f"\ue000{len(fenced)}\ue001")
+        parts.append(f"{marks[0]}{len(fenced)}{marks[1]}")
         fenced.append(text[fence.start : fence.end])
         pos = fence.end
     parts.append(text[pos:])
     return "".join(parts), fenced
+
+
+def _restore(text: str, fenced: list[str]) -> str:
+    """``text`` with ``clean``'s fence slots put back."""
+    if "\ue002" not in text:
+        return text
+    return _CLOSED_SLOT.sub(lambda m: fenced[int(m.group(1))], text)
+
+
+# A whole reply that is one structured-chat blob, optionally fenced.
+_FINAL_BLOB = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(\{.*\})\s*(?:```)?\s*", re.S)
+
+
+def final_answer_blob(text: str) -> str | None:
+    """The answer of a LangChain structured-chat ``Final Answer`` blob, else None.
+
+    ``{"action": "Final Answer", "action_input": "..."}`` is how those agents
+    answer the user; the JSON around the text is scaffolding, not content.
+    """
+    if "action_input" not in text:
+        return None
+    match = _FINAL_BLOB.fullmatch(text)
+    if match is None:
+        return None
+    try:
+        value = loads_loose(match.group(1))
+    except LooseJSONError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("action_input"), str):
+        return None
+    action = value.get("action")
+    if not isinstance(action, str) or "".join(action.lower().split()) != "finalanswer":
+        return None
+    return value["action_input"]
+
+
+def remove_words(text: str, words: tuple[str, ...]) -> str:
+    """``text`` without ``words`` (a format's markers), outside code fences."""
+    if not any(word in text for word in words):
+        return text
+    hidden, fenced = _hide_fences(text, closed_only=True, marks="\ue002\ue003")
+    for word in words:
+        if word in hidden:
+            hidden = hidden.replace(word, "")
+    return tidy(_restore(hidden, fenced))
 
 
 def tidy(text: str) -> str:
@@ -322,11 +377,21 @@ def clean(
 ) -> tuple[str, str]:
     """Return ``(content, reasoning)`` for text whose calls were already cut out.
 
-    The layers run in this order: model quirks, the dialect's own sanitize,
-    then reasoning and any format's leakage. Cached: a dialect chain may clean
-    one reply once per member dialect.
+    The layers run in this order: model quirks, a LangChain final-answer blob
+    unwrapped, then (with every closed code fence set aside, so quoted call
+    syntax stays whole) the dialect's own sanitize, reasoning and any format's
+    leakage. Cached: a dialect chain may clean one reply once per member.
     """
     text = strip_quirks(text) if len(text) <= 8192 else _quirks_large(text)
+    answer = final_answer_blob(text)
+    if answer is not None:
+        text = answer
+    text, fenced = _hide_fences(text, closed_only=True, marks="\ue002\ue003")
     if dialect_sanitize is not None:
         text = dialect_sanitize(text)
-    return _clean_cached(text) if len(text) <= 8192 else _clean_large(text)
+    content, reasoning = (
+        _clean_cached(text) if len(text) <= 8192 else _clean_large(text)
+    )
+    if fenced:
+        content, reasoning = _restore(content, fenced), _restore(reasoning, fenced)
+    return content, reasoning

@@ -21,7 +21,9 @@ from .jsonrepair import (
     find_json_end,
     loads_loose,
     skip_stray_closer,
+    strict_json_at,
 )
+from .memo import memoized
 from .model import RejectedCall, ToolCall
 
 __all__ = [
@@ -77,11 +79,16 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     hit = _READ_CACHE.get(key)
     if hit is not None:
         return hit
+    strict = strict_json_at(text, pos)
+    if strict is not None and strict[1] <= limit:
+        result: tuple[Any, int, str | None] = (strict[0], strict[1], None)
+        _remember(key, result)
+        return result
     end = find_json_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
-        result: tuple[Any, int, str | None] = (None, limit, TRUNCATED)
-        _READ_CACHE[key] = result
+        result = (None, limit, TRUNCATED)
+        _remember(key, result)
         return result
     try:
         if end < 0:
@@ -94,10 +101,14 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
         result = (None, end, TRUNCATED)
     except LooseJSONError as err:
         result = (None, end, str(err) or _INVALID)
+    _remember(key, result)
+    return result
+
+
+def _remember(key: tuple[str, int, int], result: tuple[Any, int, str | None]) -> None:
     if len(_READ_CACHE) >= 256:
         _READ_CACHE.clear()
     _READ_CACHE[key] = result
-    return result
 
 
 def json_error_at(text: str, pos: int, limit: int | None = None) -> str | None:
@@ -194,6 +205,7 @@ def json_calls_at(
     return found, skip_stray_closer(text, end) if end < limit else end
 
 
+@memoized
 def leading_json_calls(
     text: str,
     catalog: Catalog,
@@ -264,6 +276,7 @@ def _after_tag(text: str, pos: int) -> bool:
     return pos > 0 and text[pos - 1] == ">"
 
 
+@memoized
 def prose_json_calls(
     text: str, catalog: Catalog, *, start: int = 0, id_style: str = "openai"
 ) -> list[Found]:

@@ -145,6 +145,7 @@ class _Plan:
     line_re: re.Pattern[str] | None  # a line marker after indentation
     line_prefixes: frozenset[str]
     lone: tuple[str, ...]  # closers that end a template-opened block
+    dropped: frozenset[str]  # format words that are never shown
 
 
 @lru_cache(maxsize=32)
@@ -154,13 +155,14 @@ def _plan(
     reasoning: tuple[tuple[str, tuple[str, ...]], ...],
     lines: frozenset[str],
     lone: tuple[str, ...],
+    dropped: frozenset[str] = frozenset(),
 ) -> _Plan:
     """Compiled patterns and prefix sets, shared by detectors with the same markers."""
     by_len = tuple(sorted(markers, key=len, reverse=True))
     start_list = tuple(sorted(starts, key=len, reverse=True))
     reasoning_map = dict(reasoning)
     lone = tuple(c for c in lone if c not in reasoning_map and c not in markers)
-    watched = (*by_len, *reasoning_map, *lone)
+    watched = (*by_len, *reasoning_map, *lone, *dropped)
     pattern = (
         re.compile(
             "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
@@ -191,6 +193,7 @@ def _plan(
         line_re=line_re,
         line_prefixes=_prefixes(line_list),
         lone=lone,
+        dropped=dropped,
     )
 
 
@@ -219,6 +222,7 @@ class StreamDetector:
         start_in_reasoning: bool = False,
         line_markers: Iterable[str] = LINE_MARKERS,
         thought_first: bool = False,
+        dropped: Iterable[str] = (),
     ) -> None:
         if reasoning is None:
             reasoning = delimiters.stream_pairs()
@@ -229,6 +233,7 @@ class StreamDetector:
             tuple((opener, tuple(closers)) for opener, closers in reasoning),
             frozenset(m for m in (*line_markers, *starts) if m),
             delimiters.lone_closers(),
+            frozenset(m for m in dropped if m),
         )
         self._markers = plan.markers
         self._starts = plan.starts
@@ -241,6 +246,7 @@ class StreamDetector:
         self._line_re = plan.line_re
         self._line_prefixes = plan.line_prefixes
         self._lone = plan.lone
+        self._dropped = plan.dropped
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._labelled = False  # a "message:" label line was dropped
         # ReAct: the reply's leading text waits here until a scratchpad label
@@ -316,6 +322,9 @@ class StreamDetector:
             return ""
         text, self._buf = "".join(self._held) + self._buf, ""
         self._held.clear()
+        for word in self._dropped:  # a format word the stream ended on
+            if text.endswith(word):
+                text = text[: -len(word)]
         if self._at_start or self._hold_lead:
             text = text.strip()
         if text:
@@ -430,13 +439,24 @@ class StreamDetector:
                 out.append(buf[:start])  # may still become a special token
                 self._buf = buf[start:]
                 return False
+        if (
+            match is not None
+            and len(buf) - match.start() < self._maxlen
+            and buf[match.start() :] in self._prefixes
+        ):
+            # Complete, but it may still grow into a longer watched string
+            # ("<|channel>" into "<|channel>thought"): wait for the next chunk.
+            out.append(buf[: match.start()])
+            self._buf = buf[match.start() :]
+            return False
         if match is not None and match.group(0) in _HEADER_OPENERS:
             return self._harmony_header(buf, match.start(), match.end(), out)
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
-            if token in self._lone:
-                self._buf = buf[match.end() :]  # a closer without its block
+            if token in self._lone or token in self._dropped:
+                # A closer without its block, or a word of a format never shown.
+                self._buf = buf[match.end() :]
                 return True
             if token in self._reasoning:
                 self._closers = self._reasoning[token]

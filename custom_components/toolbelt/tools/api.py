@@ -13,7 +13,7 @@ HA context id); the caller (user, admin, agent, conversation) is read per call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 import time
@@ -21,10 +21,11 @@ from typing import Any
 
 from homeassistant.auth.models import User
 from homeassistant.config_entries import ConfigEntry
-from homeassistant.const import EVENT_HOMEASSISTANT_STOP
+from homeassistant.const import EVENT_HOMEASSISTANT_FINAL_WRITE
 from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.json import JsonObjectType
@@ -45,19 +46,20 @@ from .const import (
     EDITORS_NOBODY,
     EDITORS_USERS,
     MEMORY_DB_FILENAME,
-    MEMORY_SQLITE,
+    MEMORY_MCP,
     SUBENTRY_TYPE_TOOLS,
 )
 from .context import ToolContext
 from .definitions import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
+from .memory.base import MemoryBackend
 from .memory.sqlite import SqliteMemory
 from .outside_readers import current_conversation_id, outside_readers
 from .persona_store import PersonaStore, persona_line
 from .personal_tools import SELF_TOOL
 from .profile_store import ProfileStore, profile_line
-from .services import Stores, ToolServices, ToolSettings
+from .services import Stores, ToolServices, ToolSettings, build_mcp_memory
 from .sqlite_db import SqliteDatabase
 from .tool import Tool
 from .trace import CallTrace, TraceLog, TurnRecord, now_iso
@@ -87,44 +89,20 @@ class Caller:
     """HA's chat session id; None for a call made outside any conversation."""
 
 
-# tool -> (read_only, open_world), for HA versions that annotate tools.
-TOOL_HINTS = {
-    "memory": (False, False),
-    "history": (False, False),
-    "profile": (False, False),
-    "self": (False, False),
-    "search": (True, True),
-    "web_fetch": (True, True),
-    "model": (False, False),
-    "time": (True, False),
-}
-# Actions that only read; any other action of these tools writes. Tools not
-# listed only read.
-READ_ACTIONS = {
-    "memory": frozenset({"search"}),
-    "history": frozenset({"search", "recent"}),
-    "profile": frozenset({"get"}),
-    "self": frozenset({"get"}),
-    "model": frozenset({"list", "current"}),
-}
-
-PROMPT_MEMORY = (
-    "Use `memory` to recall what the user told you before answering personal "
-    "questions, and to store facts they ask you to remember."
-)
-PROMPT_WEB = (
-    "Use `search` for current events or facts you do not know and `web_fetch` to "
-    "read a page; cite sources as [n]."
-)
-PROMPT_FETCH = "Use `web_fetch` to read a page the user names; cite it as [n]."
-PROMPT_PERSONAL = (
-    "Use `history` when the user refers to an earlier conversation and `profile` "
-    "to keep lasting facts about the user themselves."
+# What a late call reads once the database is closed ("… is closed because …").
+CLOSED_AT_STOP = "Home Assistant is shutting down"
+CLOSED_AT_UNLOAD = (
+    "the Toolbelt integration was unloaded (it opens again when Toolbelt loads)"
 )
 
 
 class ToolsHub:
-    """Shared state behind the API: entries, backends, traces."""
+    """Shared state behind the API: entries, backends, traces, the database.
+
+    The hub owns one database for its whole life. HA's final-write stage or the
+    last entry's unload closes it for good: a call that still holds the hub then
+    gets a readable error, never a reopened file. A reload builds a new hub.
+    """
 
     def __init__(self, hass: HomeAssistant) -> None:
         """Start empty; entries are added by async_setup_tools_api."""
@@ -135,12 +113,19 @@ class ToolsHub:
         )
         self.unregister_api: Callable[[], None] | None = None
         self._services: ToolServices | None = None
-        self._db: SqliteDatabase | None = None
+        self._db = SqliteDatabase(hass.config.path(MEMORY_DB_FILENAME))
+        self._stores = Stores(
+            history=HistoryStore(self._db),
+            profiles=ProfileStore(self._db),
+            persona=PersonaStore(self._db),
+            database=self._db,
+        )
         self._sqlite: SqliteMemory | None = None
-        self._stores: Stores | None = None
-        # Close the memory file even if HA stops without unloading the entry.
-        self._unsub_stop = hass.bus.async_listen_once(
-            EVENT_HOMEASSISTANT_STOP, self._async_on_stop
+        # HA stops without unloading entries. Like the recorder and HA's own
+        # storage, close in the final-write stage: a turn that ends while HA
+        # stops is still recorded, and HA waits for the close.
+        self._unsub_final_write: Callable[[], None] | None = hass.bus.async_listen_once(
+            EVENT_HOMEASSISTANT_FINAL_WRITE, self._async_on_final_write
         )
         self._unsub_purge: Callable[[], None] | None = async_track_time_interval(
             hass, self._async_purge_now, PURGE_INTERVAL, name="toolbelt history purge"
@@ -163,16 +148,16 @@ class ToolsHub:
 
     async def _async_purge(self) -> None:
         try:
-            purged = await self.stores().history.purge(self.settings().history_days)
+            purged = await self._stores.history.purge(self.settings().history_days)
         except ToolError as err:
             LOGGER.warning("Toolbelt could not purge old history turns: %s", err)
             return
         if purged:
             LOGGER.debug("Purged %d history turns past the retention", purged)
 
-    async def _async_on_stop(self, _event: Event) -> None:
-        self._unsub_stop = None
-        await self.async_close()
+    async def _async_on_final_write(self, _event: Event) -> None:
+        self._unsub_final_write = None
+        await self.async_close(CLOSED_AT_STOP)
 
     def settings(self) -> ToolSettings:
         """Settings from the first entry with a tools subentry."""
@@ -186,47 +171,42 @@ class ToolsHub:
         """Backends for the current settings, rebuilt only when they change."""
         settings = self.settings()
         if self._services is None or self._services.settings != settings:
-            memory = None
-            if settings.memory_backend == MEMORY_SQLITE:
+            if settings.memory_backend == MEMORY_MCP and settings.mcp_url:
+                memory: MemoryBackend = build_mcp_memory(
+                    async_get_clientsession(self.hass), settings
+                )
+            else:
                 if self._sqlite is None:
-                    self._sqlite = SqliteMemory(self.database())
+                    self._sqlite = SqliteMemory(self._db)
                 memory = self._sqlite
             self._services = ToolServices(
-                self.hass, settings, memory=memory, stores=self.stores()
+                self.hass, settings, memory=memory, stores=self._stores
             )
         return self._services
 
     def database(self) -> SqliteDatabase:
         """The one SQLite file (memory, history, profiles, persona notes)."""
-        if self._db is None:
-            self._db = SqliteDatabase(self.hass.config.path(MEMORY_DB_FILENAME))
         return self._db
 
     def stores(self) -> Stores:
         """History, profiles and persona notes on the shared database."""
-        if self._stores is None:
-            db = self.database()
-            self._stores = Stores(
-                history=HistoryStore(db),
-                profiles=ProfileStore(db),
-                persona=PersonaStore(db),
-            )
         return self._stores
 
-    async def async_close(self) -> None:
-        """Stop the daily purge, close the database (its thread and connection)."""
-        if self._unsub_stop is not None:
-            self._unsub_stop()
-            self._unsub_stop = None
+    async def async_close(self, reason: str) -> None:
+        """Stop the daily purge and close the database for good.
+
+        ``reason`` is what a later call is told ("… is closed because …"). The
+        final-write listener stays until the close is done: if an unload's close
+        is still waiting for the database thread when HA stops (HA waits 10 s for
+        an unload's tasks), the final-write stage waits for that same close.
+        """
         if self._unsub_purge is not None:
             self._unsub_purge()
             self._unsub_purge = None
-        self._services = None
-        self._sqlite = None
-        self._stores = None
-        if self._db is not None:
-            await self._db.async_close()
-            self._db = None
+        await self._db.async_close(reason)
+        if self._unsub_final_write is not None:
+            self._unsub_final_write()
+            self._unsub_final_write = None
 
 
 class ToolbeltToolsAPI(llm.API):
@@ -249,18 +229,15 @@ class ToolbeltToolsAPI(llm.API):
         user_id = context.user_id if context else None
         services = self.hub.services()
         agent = calling_agent(llm_context)
-        tools: list[llm.Tool] = [
-            ToolbeltLlmTool(tool, self.hub)
+        offered = [
+            tool
             for tool in ALL_TOOLS
             if (tool is not SEARCH_TOOL or services.search is not None)
             and (tool is not SELF_TOOL or agent is not None)
         ]
-        prompt = [
-            PROMPT_MEMORY,
-            PROMPT_PERSONAL,
-            PROMPT_WEB if services.search else PROMPT_FETCH,
-            OUTSIDE_RULE,
-        ]
+        tools: list[llm.Tool] = [ToolbeltLlmTool(tool, self.hub) for tool in offered]
+        prompt = [tool.prompt for tool in offered if tool.prompt]
+        prompt.append(OUTSIDE_RULE)
         if agent is not None:
             prompt.extend(await self._personal_lines(services, user_id, agent))
         return ToolbeltAPIInstance(
@@ -348,9 +325,8 @@ class ToolbeltLlmTool(llm.Tool):
         self.description = tool.description
         self.parameters = compat.json_schema_to_parameters(tool.schema)
         self.json_schema = tool.schema
-        read_only, open_world = TOOL_HINTS.get(tool.name, (False, False))
         annotations = compat.tool_annotations(
-            read_only=read_only, open_world=open_world
+            read_only=tool.read_only, open_world=tool.open_world
         )
         if annotations is not None:
             self.annotations = annotations
@@ -359,12 +335,7 @@ class ToolbeltLlmTool(llm.Tool):
 
     def is_read_only_call(self, arguments: Mapping[str, Any] | None) -> bool:
         """Reads may run concurrently; writes (memory store, model switch...) may not."""
-        reads = READ_ACTIONS.get(self.name)
-        if reads is None:
-            return True
-        action = (arguments or {}).get("action")
-        # No action fails validation before it touches anything.
-        return action is None or str(action).strip().lower() in reads
+        return self.tool.only_reads(arguments)
 
     async def async_call(
         self,
@@ -417,9 +388,10 @@ async def run_tool(
 ) -> ToolOutcome:
     """Run one call with its context and record it in the turn's trace.
 
-    A call that hands outside data to the model marks its conversation and turn;
-    a hand-off target runs its own conversation in the same turn, so the mark of
-    either passes to the other.
+    A call whose result or error hands outside data to the model marks its
+    conversation and turn (tools that declare they may return it); a hand-off
+    target runs its own conversation in the same turn, so the mark of either
+    passes to the other.
     """
     turn = turn_record(hub, llm_context)
     caller = await async_caller(hub, llm_context)
@@ -436,13 +408,8 @@ async def run_tool(
     started = now_iso()
     t0 = time.perf_counter()
     outcome = await tool.invoke(args, context)
-    readers.after_call(
-        tool.name,
-        not outcome.failed,
-        outcome.data,
-        caller.conversation_id,
-        turn.turn_id,
-    )
+    if tool.returns_outside_data:
+        readers.after_call(outcome.data, caller.conversation_id, turn.turn_id)
     action = (args or {}).get("action") if isinstance(args, Mapping) else None
     turn.calls.append(
         CallTrace(
@@ -461,10 +428,12 @@ async def run_tool(
 
 async def async_setup_tools_api(
     hass: HomeAssistant, entry: ConfigEntry
-) -> Callable[[], None]:
+) -> Callable[[], Coroutine[Any, Any, None] | None]:
     """Register the API (once per HA) for this entry; returns the undo callable.
 
-    Use as ``entry.async_on_unload(await async_setup_tools_api(hass, entry))``.
+    Use as ``entry.async_on_unload(await async_setup_tools_api(hass, entry))``:
+    the last entry's undo returns the hub's close, which HA awaits as part of
+    the unload, so the unload ends with the database closed.
     """
     hub = hass.data.get(DATA_TOOLS)
     if hub is None:
@@ -476,16 +445,17 @@ async def async_setup_tools_api(
     hub.async_purge_history()
 
     @callback
-    def unregister() -> None:
+    def unregister() -> Coroutine[Any, Any, None] | None:
+        """Detach the entry; the last one also closes the hub (HA awaits it)."""
         if entry in hub.entries:
             hub.entries.remove(entry)
         if hub.entries:
-            return
+            return None
         if hub.unregister_api is not None:
             hub.unregister_api()
             hub.unregister_api = None
         hass.data.pop(DATA_TOOLS, None)
-        hass.async_create_task(hub.async_close(), "toolbelt tools close")
+        return hub.async_close(CLOSED_AT_UNLOAD)
 
     return unregister
 

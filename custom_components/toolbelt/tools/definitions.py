@@ -71,19 +71,20 @@ async def _memory_action(
     memory_id: str | None,
     limit: int,
 ) -> str:
+    # Stored memories may hold what a page or a guest said, and a memory
+    # server's replies are its own words: both reach the model as outside data.
     backend = ctx.services.memory
     if action == "search":
         found = await backend.search(ctx.user_id, query or "", max(1, min(limit, 20)))
         if not found:
             return format_memories(found, query or "")
-        # Memories may have been stored from what a page or a guest said.
         return outside(format_memories(found, query or ""), "memory")
     if action == "store":
         if not content:
             raise ToolError("store needs 'content': the fact to remember.")
         saved = await backend.store(ctx.user_id, content)
         if saved.id is None:
-            return saved.content
+            return outside(saved.content, "memory")
         whose = "everyone in the home" if saved.shared else "this user"
         return f"Stored memory {saved.id} for {whose}: {saved.content}"
     if not memory_id:
@@ -94,18 +95,17 @@ async def _memory_action(
         saved = await backend.update(
             ctx.user_id, memory_id, content, may_change_shared=ctx.may_change_shared
         )
-        return (
-            saved.content
-            if saved.id is None
-            else (f"Updated memory {saved.id}: {saved.content}")
-        )
+        if saved.id is None:
+            return outside(saved.content, "memory")
+        return f"Updated memory {saved.id}: {saved.content}"
     removed = await backend.delete(
         ctx.user_id, memory_id, may_change_shared=ctx.may_change_shared
     )
+    if removed.id is None:
+        return outside(removed.content, "memory")
     return (
-        removed.content
-        if removed.id is None
-        else (f"Deleted memory {removed.id}: {removed.content}")
+        f"Deleted memory {removed.id}.{backend.erasure_note} It said:\n"
+        f"{outside(removed.content, 'memory')}"
     )
 
 
@@ -187,6 +187,13 @@ async def current_time() -> str:
 
 MEMORY_TOOL = Tool(
     memory,
+    reads={"search"},
+    erases={"delete"},
+    personal=True,
+    prompt=(
+        "Use `memory` to recall what the user told you before answering personal"
+        " questions, and to store facts they ask you to remember."
+    ),
     arg_aliases={
         "id": "memory_id",
         "text": "content",
@@ -196,8 +203,15 @@ MEMORY_TOOL = Tool(
         "max_results": "limit",
     },
 )
+# A search query can be as personal as a memory.
 SEARCH_TOOL = Tool(
     search,
+    reads=True,
+    open_world=True,
+    personal=True,
+    prompt=(
+        "Use `search` for current events or facts you do not know; cite results as [n]."
+    ),
     arg_aliases={
         "kind": "action",
         "type": "action",
@@ -207,8 +221,14 @@ SEARCH_TOOL = Tool(
         "num_results": "max_results",
     },
 )
-WEB_FETCH_TOOL = Tool(web_fetch, arg_aliases={"link": "url", "href": "url"})
-TIME_TOOL = Tool(current_time, name="time")
+WEB_FETCH_TOOL = Tool(
+    web_fetch,
+    reads=True,
+    open_world=True,
+    prompt="Use `web_fetch` to read a page; cite it as [n].",
+    arg_aliases={"link": "url", "href": "url"},
+)
+TIME_TOOL = Tool(current_time, name="time", reads=True, returns_outside_data=False)
 
 ALL_TOOLS: tuple[Tool, ...] = (
     MEMORY_TOOL,

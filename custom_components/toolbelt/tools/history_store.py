@@ -19,7 +19,7 @@ import sqlite3
 
 from .const import MAX_HISTORY_TURNS
 from .errors import ToolError
-from .sqlite_db import SqliteDatabase, fts_words, transaction, wipe_freed_pages
+from .sqlite_db import SqliteDatabase, fts_words, transaction
 
 MAX_USER_TEXT = 2000
 MAX_ANSWER = 4000
@@ -101,7 +101,7 @@ class HistoryStore:
                     new_id = cur.lastrowid
                 purged = _purge(conn, owner, cutoff, self._max_turns)
             if purged:
-                wipe_freed_pages(conn, "history_fts")
+                self._db.wipe_freed_pages(conn, "history_fts")
             return new_id
 
         return await self._db.run(run)
@@ -175,7 +175,7 @@ class HistoryStore:
                     "DELETE FROM history WHERE id = ?", [(row["id"],) for row in rows]
                 )
             if rows:
-                wipe_freed_pages(conn, "history_fts")
+                self._db.wipe_freed_pages(conn, "history_fts")
             return [_turn(row) for row in rows]
 
         return await self._db.run(run)
@@ -197,7 +197,7 @@ class HistoryStore:
                         "DELETE FROM history WHERE created < ?", (cutoff,)
                     ).rowcount
             if purged:
-                wipe_freed_pages(conn, "history_fts")
+                self._db.wipe_freed_pages(conn, "history_fts")
             return purged
 
         return await self._db.run_if_exists(run) or 0

@@ -153,7 +153,11 @@ async def _list_models(entry: ConfigEntry) -> list[str]:
     return list(models)
 
 
+# Model names come from the agent's own model server, which writes every
+# reply of the model anyway: nothing from outside the home.
 MODEL_TOOL = Tool(
     model,
+    reads={"list", "current"},
     arg_aliases={"name": "model", "model_name": "model", "model_id": "model"},
+    returns_outside_data=False,
 )

@@ -1,4 +1,4 @@
-"""Conversations that have read outside data: web pages, search results, past turns.
+"""Conversations that have read outside data: pages, search results, memories, past turns.
 
 Profile entries and persona notes go into every later system prompt. Once outside
 text has been before the model in a conversation, any later turn of it may act on
@@ -25,8 +25,6 @@ from homeassistant.util.hass_dict import HassKey
 from ..outside_data import holds_outside_data
 
 MAX_IDS = 2000
-# Tools whose results wrap outside text (history: an answer may quote a page).
-OUTSIDE_DATA_TOOLS = frozenset({"web_fetch", "search", "history"})
 # Not the tools hub's: a reload (a model switch reloads the entry) keeps the marks.
 DATA_OUTSIDE_READERS: HassKey[OutsideReaders] = HassKey("toolbelt_outside_readers")
 
@@ -61,9 +59,10 @@ class OutsideReaders:
         while len(self._ids) > self._max_ids:
             self._ids.popitem(last=False)
 
-    def after_call(self, tool: str, ok: bool, result: object, *ids: str | None) -> None:
-        """Mark the ids when a call of ours handed outside data to the model."""
-        if ok and tool in OUTSIDE_DATA_TOOLS and holds_outside_data(str(result)):
+    def after_call(self, answer: object, *ids: str | None) -> None:
+        """Mark the ids when a call's answer, a result or an error, handed outside
+        data to the model (it holds an outside-data block)."""
+        if holds_outside_data(str(answer)):
             self.mark(*ids)
 
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import sqlite3
 
 from .errors import ToolError
-from .sqlite_db import SqliteDatabase, transaction, wipe_freed_pages
+from .sqlite_db import SqliteDatabase, transaction
 
 MAX_NOTE = 200
 MAX_NOTES = 20
@@ -104,7 +104,7 @@ class PersonaStore:
                         f"You have no note with id {note_id}. Use get to list them."
                     )
                 conn.execute("DELETE FROM persona_notes WHERE id = ?", (note_id,))
-            wipe_freed_pages(conn)  # the old note leaves the WAL too
+            self._db.wipe_freed_pages(conn)  # the old note leaves the WAL too
             return Note(row["id"], row["note"])
 
         return await self._db.run(run)

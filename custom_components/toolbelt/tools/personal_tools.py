@@ -65,6 +65,8 @@ async def history(
         what = f"id {turn_id}" if turn_id is not None else f"'{query}'"
         return f"No past conversation of this user matches {what}; nothing deleted."
     ids = ", ".join(str(t.id) for t in gone)
+    if note := ctx.services.stores.database.erasure_note:
+        return f"Deleted {len(gone)} past turn(s) (ids {ids}).{note}"
     return f"Deleted {len(gone)} past turn(s) for good (ids {ids})."
 
 
@@ -88,15 +90,16 @@ def _refuse_after_outside_data(ctx: ToolContext, what: str) -> None:
     """Refuse a change to standing prompt text in a conversation that read outside data.
 
     Profile lines and persona notes go into every later system prompt; text that a
-    page, a search result or a recalled answer put before the model must not
-    become one of them, in this turn or a later one ("yes, do that").
+    page, a search result, a stored memory or a recalled answer put before the
+    model must not become one of them, in this turn or a later one ("yes, do
+    that").
     """
     if ctx.read_outside_data:
         raise ToolError(
             f"{what} cannot be changed in a conversation that read web pages, search"
-            " results or past conversations, because text from outside could have"
-            " asked for it. Tell the user; they can ask for it again in a new"
-            " conversation."
+            " results, stored memories or past conversations, because text from"
+            " outside could have asked for it. Tell the user; they can ask for it"
+            " again in a new conversation."
         )
 
 
@@ -134,7 +137,8 @@ async def profile(
         stored_key, stored = await store.set(ctx.user_id, key or "", value or "")
         return f"Stored in the user's profile: {stored_key} = {stored}."
     old = await store.delete(ctx.user_id, key or "")
-    return f"Deleted '{key}' (was: {old}) from the user's profile."
+    note = ctx.services.stores.database.erasure_note
+    return f"Deleted '{key}' (was: {old}) from the user's profile.{note}"
 
 
 async def self_notes(
@@ -176,11 +180,16 @@ async def self_notes(
     if note_id is None:
         raise ToolError("remove needs 'note_id'; use get to list your notes.")
     removed = await store.remove(agent, note_id)
-    return f"Removed persona note {removed.id}: {removed.note}"
+    erased = ctx.services.stores.database.erasure_note
+    return f"Removed persona note {removed.id}: {removed.note}{erased}"
 
 
 HISTORY_TOOL = Tool(
     history,
+    reads={"search", "recent"},
+    erases={"forget"},
+    personal=True,
+    prompt="Use `history` when the user refers to an earlier conversation.",
     arg_aliases={
         "q": "query",
         "id": "turn_id",
@@ -190,17 +199,27 @@ HISTORY_TOOL = Tool(
         "max_results": "limit",
     },
 )
+# Profiles and persona notes hold only what was written under the guard above
+# (no conversation that read outside data changes them): not outside data.
 PROFILE_TOOL = Tool(
     profile,
+    reads={"get"},
+    erases={"delete"},
+    personal=True,
+    prompt="Use `profile` to keep lasting facts about the user themselves.",
     arg_aliases={"attribute": "key", "name": "key", "field": "key", "val": "value"},
+    returns_outside_data=False,
 )
 SELF_TOOL = Tool(
     self_notes,
     name="self",
+    reads={"get"},
+    personal=True,
     arg_aliases={
         "trait": "note",
         "content": "note",
         "text": "note",
         "id": "note_id",
     },
+    returns_outside_data=False,
 )

@@ -12,7 +12,7 @@ import re
 import sqlite3
 
 from .errors import ToolError
-from .sqlite_db import SqliteDatabase, transaction, wipe_freed_pages
+from .sqlite_db import SqliteDatabase, transaction
 
 MAX_KEY = 40
 MAX_VALUE = 200
@@ -99,7 +99,7 @@ class ProfileStore:
                 conn.execute(
                     "DELETE FROM profiles WHERE owner = ? AND key = ?", (owner, key)
                 )
-            wipe_freed_pages(conn)  # the old value leaves the WAL too
+            self._db.wipe_freed_pages(conn)  # the old value leaves the WAL too
             return row["value"]
 
         return await self._db.run(run)

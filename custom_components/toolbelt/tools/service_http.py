@@ -64,8 +64,10 @@ def raise_for_status(
             name, f"{name} refused the request (HTTP {status}). {auth_hint}"
         )
     if status == 429:
-        wait = headers.get("Retry-After")
-        after = f" It asks to wait {wait} s." if wait else ""
+        # Only a number of seconds is passed on: a header is the server's text.
+        wait = (headers.get("Retry-After") or "").strip()
+        seconds = wait.isascii() and wait.isdigit() and len(wait) <= 6
+        after = f" It asks to wait {int(wait)} s." if seconds else ""
         raise ServiceRateLimitedError(
             name,
             f"{name} is rate-limiting us (HTTP 429).{after} Answer from what you "

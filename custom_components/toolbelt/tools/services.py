@@ -43,8 +43,6 @@ from .const import (
     MAX_HISTORY_DAYS,
     MCP_TIMEOUT,
     MCP_TOOL_KEYS,
-    MEMORY_DB_FILENAME,
-    MEMORY_MCP,
     REDDIT_URL,
     SEARCH_BRAVE,
     SEARCH_DUCKDUCKGO,
@@ -52,13 +50,12 @@ from .const import (
     SEARCH_TAVILY,
     SEARCH_TIMEOUT,
 )
-from .errors import ServiceAuthError, ToolError
+from .errors import ServiceAuthError
 from .fetch.fetcher import WebFetcher
 from .fetch.ssrf import AllowList, parse_allow_list
 from .history_store import HistoryStore
 from .memory.base import MemoryBackend
 from .memory.mcp import McpClient, McpMemory
-from .memory.sqlite import SqliteMemory
 from .persona_store import PersonaStore
 from .profile_store import ProfileStore
 from .search.base import SearchBackend
@@ -67,6 +64,7 @@ from .search.duckduckgo import DuckDuckGoSearch
 from .search.reddit import RedditSearch
 from .search.searxng import SearxngSearch
 from .search.tavily import TavilySearch
+from .sqlite_db import SqliteDatabase
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +133,8 @@ class Stores:
     history: HistoryStore
     profiles: ProfileStore
     persona: PersonaStore
+    database: SqliteDatabase
+    """The file they share (whether a deletion is overwritten on disk yet)."""
 
 
 class ToolServices:
@@ -145,15 +145,15 @@ class ToolServices:
         hass: HomeAssistant,
         settings: ToolSettings,
         *,
-        memory: MemoryBackend | None = None,
-        stores: Stores | None = None,
+        memory: MemoryBackend,
+        stores: Stores,
     ) -> None:
-        """Build backends; memory and stores are passed in to share one SQLite file."""
+        """Build backends; memory and stores come from the hub, which owns the file."""
         self.hass = hass
         self.settings = settings
-        self._stores = stores
+        self.stores = stores
         session = async_get_clientsession(hass)
-        self.memory = memory or build_memory(hass, settings)
+        self.memory = memory
         self.search = build_search(session, settings)
         self.reddit = build_reddit(session, settings, self.search)
         self.fetcher = WebFetcher(
@@ -162,13 +162,6 @@ class ToolServices:
             run_blocking=hass.async_add_executor_job,
             timeout=FETCH_TIMEOUT,
         )
-
-    @property
-    def stores(self) -> Stores:
-        """History, profiles and persona notes; ToolError if there is no database."""
-        if self._stores is None:
-            raise ToolError("The Toolbelt database is not open; reload Toolbelt.")
-        return self._stores
 
     def report_auth_error(self, err: ServiceAuthError, *, memory: bool = False) -> None:
         """Raise a repair issue that tells the user what to fix."""
@@ -188,13 +181,6 @@ class ToolServices:
         ir.async_delete_issue(
             self.hass, DOMAIN, ISSUE_MEMORY_AUTH if memory else ISSUE_SEARCH_AUTH
         )
-
-
-def build_memory(hass: HomeAssistant, settings: ToolSettings) -> MemoryBackend:
-    """The MCP server when configured, else the embedded SQLite store."""
-    if settings.memory_backend == MEMORY_MCP and settings.mcp_url:
-        return build_mcp_memory(async_get_clientsession(hass), settings)
-    return SqliteMemory(hass.config.path(MEMORY_DB_FILENAME))
 
 
 def build_mcp_memory(session: Any, settings: ToolSettings) -> McpMemory:

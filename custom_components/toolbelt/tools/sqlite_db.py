@@ -13,15 +13,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+import logging
 from pathlib import Path
 import re
 import sqlite3
 import threading
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import ToolError
 
 T = TypeVar("T")
+R = TypeVar("R")
+_LOGGER = logging.getLogger(__name__)
 SCHEMA_VERSION = 2
 # Words in almost every sentence: in a ranked search they drown the words that
 # matter, and a forget by words must not hinge on them.
@@ -83,10 +86,15 @@ STOPWORDS = frozenset(
 
 
 class SqliteDatabase:
-    """A lazily opened connection to ``path``; each store registers its schema."""
+    """A lazily opened connection to ``path``; each store registers its schema.
+
+    Closed once, it stays closed: work queued before ``async_close`` still runs
+    (the thread takes jobs in order, the close last), and any later job is
+    refused with a ``ToolError`` that says why, instead of opening the file again.
+    """
 
     def __init__(self, path: str | Path) -> None:
-        """Nothing is opened until the first query."""
+        """Nothing is opened, and no thread started, until the first query."""
         self.path = Path(path)
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="toolbelt_memory"
@@ -94,6 +102,16 @@ class SqliteDatabase:
         self._conn: sqlite3.Connection | None = None
         self._schemas: list[str] = []
         self._applied = 0
+        self._used = False
+        self._closed: str | None = None
+        """Why the database was closed (set on the event loop, never cleared)."""
+        self._closing: asyncio.Future[None] | None = None
+        self._shut = False
+        """The connection is closed for good (set on the database thread)."""
+        self._unwiped: set[str] = set()
+        """FTS tables that may still hold deleted words ("" stands for the WAL)."""
+        self._wipe_error: str | None = None
+        """Why the last wipe failed; None once one succeeded."""
 
     def register_schema(self, schema: str) -> None:
         """CREATE ... IF NOT EXISTS statements, applied before the next query."""
@@ -102,8 +120,7 @@ class SqliteDatabase:
 
     async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn(connection) on the database thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._with_conn, fn)
+        return await self._submit(self._with_conn, fn)
 
     async def run_if_exists(self, fn: Callable[[sqlite3.Connection], T]) -> T | None:
         """Like run, but None (and no file created) when there is no file yet.
@@ -117,15 +134,31 @@ class SqliteDatabase:
                 return None
             return self._with_conn(conn_fn)
 
+        return await self._submit(maybe, fn)
+
+    async def _submit(self, job: Callable[[Any], R], fn: Any) -> R:
+        if self._closed is not None:
+            raise ToolError(self._closed_message())
+        self._used = True
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, maybe, fn)
+        return await loop.run_in_executor(self._executor, job, fn)
+
+    def _closed_message(self) -> str:
+        return (
+            f"The Toolbelt database is closed because {self._closed}, so nothing"
+            " was read or changed. Tell the user to try again in a moment."
+        )
 
     def _with_conn(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._shut:
+            raise ToolError(self._closed_message())
         try:
             if self._conn is None:
                 self._conn = self._open()
             if self._applied < len(self._schemas):
                 self._apply_schemas(self._conn)
+            if self._unwiped:
+                self._wipe(self._conn)
             return fn(self._conn)
         except sqlite3.Error as err:
             raise ToolError(f"The memory database failed: {err}.") from err
@@ -144,7 +177,10 @@ class SqliteDatabase:
             conn.execute("PRAGMA secure_delete=ON")
             self._applied = 0
             self._apply_schemas(conn)
-            return conn
+        # A deletion whose wipe could not finish before (a full disk, a crash)
+        # is finished at the first job; on a clean index this costs nothing.
+        self._unwiped.update(_fts_tables(conn) | {""})
+        return conn
 
     def _apply_schemas(self, conn: sqlite3.Connection) -> None:
         pending = self._schemas[self._applied :]
@@ -154,18 +190,91 @@ class SqliteDatabase:
         )
         self._applied += len(pending)
 
-    async def async_close(self) -> None:
-        """Close the connection on its own thread, then stop the thread."""
+    def wipe_freed_pages(
+        self, conn: sqlite3.Connection, fts_table: str | None = None
+    ) -> None:
+        """After a deletion that must really delete: rebuild the FTS index, checkpoint.
 
+        An FTS5 delete only adds a tombstone; 'optimize' rewrites the index without
+        the deleted words (secure_delete zeroes the freed pages). The checkpoint
+        moves the WAL into the file and empties it, so no old page image stays
+        behind. Tables without a full-text index (profiles, persona notes) pass no
+        fts_table.
+
+        It runs after the deletion's commit, so it never raises: the rows are gone
+        whatever happens here. What it cannot finish (on a full disk) is retried
+        before every later job and at the next open; ``erasure_note`` says so
+        until then.
+        """
+        self._unwiped.update({fts_table or ""})
+        self._wipe(conn)
+
+    def _wipe(self, conn: sqlite3.Connection) -> None:
+        try:
+            for table in sorted(self._unwiped - {""}):
+                conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            if busy:
+                raise sqlite3.OperationalError("another connection holds the WAL")
+        except sqlite3.Error as err:
+            if self._wipe_error is None:
+                _LOGGER.warning(
+                    "Toolbelt could not yet overwrite the space freed by deleted"
+                    " rows in %s (%s); the rows are deleted, and the wipe is"
+                    " retried before the next database job and at the next start",
+                    self.path,
+                    err,
+                )
+            self._wipe_error = str(err)
+            return
+        if self._wipe_error is not None:
+            _LOGGER.info("Toolbelt has now overwritten the space freed by deletions")
+        self._unwiped.clear()
+        self._wipe_error = None
+
+    @property
+    def erasure_note(self) -> str:
+        """A sentence for the model after a deletion whose words may still be in
+        the file (the wipe failed and waits for a retry); "" when they are not."""
+        if not self._unwiped or self._wipe_error is None:
+            return ""
+        return (
+            " It is deleted, but the space it used in the database file could not"
+            f" be overwritten yet ({self._wipe_error}); Toolbelt retries before its"
+            " next use of the database and at every start."
+        )
+
+    async def async_close(self, reason: str = "Toolbelt stopped") -> None:
+        """Close the connection on its own thread, then stop the thread, for good.
+
+        ``reason`` ends "The Toolbelt database is closed because …", the error
+        every later job gets. The close is queued once, behind the work already
+        queued; every call waits for that same close, and a caller that is
+        cancelled meanwhile does not stop it (the thread still ends).
+        """
+        if self._closing is None:
+            self._closed = reason
+            self._closing = self._queue_close()
+        await asyncio.shield(self._closing)
+        # The close was the thread's last job, so joining it is immediate.
+        self._executor.shutdown(wait=True)
+
+    def _queue_close(self) -> asyncio.Future[None]:
         def close() -> None:
+            self._shut = True
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, close)
-        # The queue is empty by now, so joining the thread is immediate.
-        self._executor.shutdown(wait=True)
+        if not self._used:  # no thread was started, no file opened
+            done: asyncio.Future[None] = loop.create_future()
+            done.set_result(None)
+            return done
+        closing = loop.run_in_executor(self._executor, close)
+        # No job after the close; the thread ends once it has run.
+        self._executor.shutdown(wait=False)
+        return closing
 
 
 class transaction:
@@ -183,19 +292,6 @@ class transaction:
     def __exit__(self, exc_type: object, *_: object) -> None:
         """Commit, or roll back if the block raised."""
         self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def wipe_freed_pages(conn: sqlite3.Connection, fts_table: str | None = None) -> None:
-    """After a deletion that must really delete: rebuild the FTS index, checkpoint.
-
-    An FTS5 delete only adds a tombstone; 'optimize' rewrites the index without
-    the deleted words (secure_delete zeroes the freed pages). The checkpoint moves
-    the WAL into the file and empties it, so no old page image stays behind.
-    Tables without a full-text index (profiles, persona notes) pass no fts_table.
-    """
-    if fts_table is not None:
-        conn.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES ('optimize')")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def fts_words(
@@ -218,6 +314,18 @@ def fts_words(
 _WORD = re.compile(r"\w+")
 _OPEN_LOCKS: dict[str, threading.Lock] = {}
 _OPEN_LOCKS_GUARD = threading.Lock()
+
+
+def _fts_tables(conn: sqlite3.Connection) -> set[str]:
+    """The full-text tables in the file (their shadow tables are plain tables)."""
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'"
+    ).fetchall()
+    return {row[0] for row in rows if _IDENTIFIER.fullmatch(row[0])}
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def open_lock(path: Path) -> threading.Lock:

@@ -13,7 +13,7 @@ ToolContext) is filled by the caller, never by the model, and is not in the sche
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 import enum
 import inspect
 import logging
@@ -48,16 +48,64 @@ class Tool:
         description: str | None = None,
         arg_aliases: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        reads: bool | Collection[str] = False,
+        erases: Collection[str] = (),
+        open_world: bool = False,
+        personal: bool = False,
+        returns_outside_data: bool = True,
+        prompt: str = "",
     ) -> None:
-        """Introspect fn; arg_aliases renames keys models often use (q -> query)."""
+        """Introspect fn; arg_aliases renames keys models often use (q -> query).
+
+        The tool's facts, declared here once (every table of them is derived):
+        reads: True when every call only reads; else the ``action`` values
+        that only read. Any other call writes (it never runs beside another
+        call); undeclared, every call writes, the safe side.
+        erases: the actions that erase what the user said or stored (such a
+        turn is not recorded in the history).
+        open_world: whether it reaches outside the home (HA's annotation).
+        personal: whether its arguments hold what people say about themselves
+        (diagnostics show only their length).
+        returns_outside_data: whether a result or an error may carry text from
+        outside the home (a page, a search result, a stored memory, a server's
+        words) inside an outside-data block. A call whose answer holds one marks
+        its conversation (``outside_readers``). Undeclared, a tool is taken to
+        return outside data; only one that never does says False.
+        prompt: its line in the API prompt, said when the tool is offered.
+        """
         self.fn = fn
         self.name = name or fn.__name__
         doc = inspect.getdoc(fn) or ""
         self.description = description or _summary(doc)
         self.arg_aliases = dict(arg_aliases or {})
         self.timeout = timeout
+        self.reads: bool | frozenset[str] = (
+            reads if isinstance(reads, bool) else frozenset(reads)
+        )
+        self.erases = frozenset(erases)
+        self.open_world = open_world
+        self.personal = personal
+        self.returns_outside_data = returns_outside_data
+        self.prompt = prompt
         self.schema, self._injected = _build_schema(fn, _arg_descriptions(doc))
         self._enums = _enum_params(fn)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether every call only reads (HA's read-only annotation)."""
+        return self.reads is True
+
+    def only_reads(self, arguments: Mapping[str, Any] | None) -> bool:
+        """Whether this call only reads, so that it may run beside others."""
+        if isinstance(self.reads, bool):
+            return self.reads
+        action = (arguments or {}).get("action")
+        # No action fails validation before it touches anything.
+        return action is None or _action(action) in self.reads
+
+    def erases_with(self, action: Any) -> bool:
+        """Whether a call with this ``action`` erases what the user said or stored."""
+        return action is not None and _action(action) in self.erases
 
     @property
     def openai_schema(self) -> dict[str, Any]:
@@ -123,6 +171,10 @@ class Tool:
     def __repr__(self) -> str:
         """Show the tool's name."""
         return f"<Tool {self.name}>"
+
+
+def _action(action: Any) -> str:
+    return str(action).strip().lower()
 
 
 def _signature_hint(schema: Mapping[str, Any]) -> str:

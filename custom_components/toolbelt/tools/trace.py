@@ -16,14 +16,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..handoff import HANDOFF_TOOL, Handoff
 from ..redaction import REDACTED, is_secret_key
+from .definitions import ALL_TOOLS
 from .references import References
 
-# Diagnostics get posted in public bug reports: the arguments of these tools hold
-# what people say about themselves, so only a few plain ones keep their value
-# (an allow-list, so an argument under an alias name is hidden too).
+# Diagnostics get posted in public bug reports: the arguments of the tools that
+# declare them personal hold what people say about themselves, so only a few
+# plain ones keep their value (an allow-list, so an argument under an alias name
+# is hidden too).
 PERSONAL_TOOLS = frozenset(
-    {"memory", "history", "profile", "self", "handoff", "search"}
+    {tool.name for tool in ALL_TOOLS if tool.personal}
+    | ({HANDOFF_TOOL} if Handoff.personal else set())
 )
 PLAIN_ARGS = frozenset(
     {"action", "kind", "limit", "n", "memory_id", "turn_id", "note_id", "id", "agent"}

@@ -22,14 +22,12 @@ from homeassistant.core import HomeAssistant, callback
 
 from ..handoff import handoff_in_progress
 from .api import DATA_TOOLS, is_toolbelt_tool
+from .definitions import TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
 
 _LOGGER = logging.getLogger(__name__)
-# (tool, action) of calls that erase what the user said or stored.
-ERASING_CALLS = frozenset(
-    {("history", "forget"), ("memory", "delete"), ("profile", "delete")}
-)
+_NOT_RECORDED = "Toolbelt could not record the turn in the history: %s"
 
 
 @callback
@@ -39,18 +37,19 @@ def async_record_turn(
     chat_log: conversation.ChatLog,
 ) -> None:
     """Queue the turn that just ended for the user's history (see module doc)."""
-    hub = hass.data.get(DATA_TOOLS)
     llm_api = chat_log.llm_api
-    if hub is None or llm_api is None:
-        return
-    if not any(is_toolbelt_tool(tool) for tool in llm_api.tools):
+    if llm_api is None or not any(is_toolbelt_tool(tool) for tool in llm_api.tools):
         return
     if handoff_in_progress():
+        return
+    if (hub := hass.data.get(DATA_TOOLS)) is None:
+        _LOGGER.warning(_NOT_RECORDED, "Toolbelt was unloaded while the turn ran")
         return
     context = user_input.context
     record = hub.traces.get(context.id) if context else None
     if record is not None and any(
-        (call.tool, (call.action or "").strip().lower()) in ERASING_CALLS
+        (tool := TOOLS_BY_NAME.get(call.tool)) is not None
+        and tool.erases_with(call.action)
         for call in record.calls
     ):
         return
@@ -102,4 +101,4 @@ async def _record(
             owner, user_text, answer, tools, retention_days=retention_days
         )
     except ToolError as err:
-        _LOGGER.warning("Toolbelt could not record the turn in the history: %s", err)
+        _LOGGER.warning(_NOT_RECORDED, err)

@@ -22,18 +22,21 @@ from ..jsonrepair import (
     find_json_end,
     loads_loose,
 )
+from ..literals import Literals
 from ..model import RejectedCall, ToolCall
-from ..scan import json_calls_at
+from ..scan import json_calls_at, skip_ws
 from ..schema import coerce_text_value
 
 __all__ = [
     "MAX_CALLS",
     "REASONING_TAGS",
     "Finder",
+    "after_closer",
     "marked_json_calls",
     "positional_kwargs",
     "prefer_outside_reasoning",
     "reasoning_spans",
+    "token_json_calls",
     "too_many",
     "typed_text_arguments",
 ]
@@ -48,6 +51,8 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|inner_prefix|>", "<|inner_suffix|>"),
 )
 
+
+_REASONING_WORDS = Literals(word for pair in REASONING_TAGS for word in pair)
 
 # More call spans than any real reply has: a model stuck in a loop. Parsing
 # stops there so a megabyte of repeated markers stays cheap.
@@ -77,7 +82,10 @@ def reasoning_spans(
 ) -> list[tuple[int, int]]:
     """Offsets ``(start, end)`` of reasoning blocks; an unclosed block runs to the end."""
     spans: list[tuple[int, int]] = []
-    if not any(opener in text or closer in text for opener, closer in tags):
+    if tags is REASONING_TAGS:
+        if not _REASONING_WORDS.any_in(text):
+            return spans
+    elif not any(opener in text or closer in text for opener, closer in tags):
         return spans
     pos = 0
     finder = Finder(text)
@@ -234,3 +242,40 @@ def marked_json_calls(
         raw = text[pos:]
         return [RejectedCall(name="", raw=raw, reason="call is truncated")], len(text)
     return None
+
+
+def after_closer(text: str, end: int, closer: str) -> int:
+    """Extend a span over an optional closing tag right after the JSON."""
+    if not closer:
+        return end
+    nxt = skip_ws(text, end)
+    if text.startswith(closer, nxt):
+        return nxt + len(closer)
+    return end
+
+
+def token_json_calls(
+    text: str, catalog: Catalog, opener: str, closer: str
+) -> list[Found]:
+    """Each ``opener`` followed by a JSON call object or array (and ``closer``).
+
+    A cut-off payload is refused (``marked_json_calls``); an opener at the very
+    end is markup with no call.
+    """
+    found: list[Found] = []
+    pos = text.find(opener)
+    while pos >= 0:
+        if too_many(found, text, pos):
+            break
+        body = skip_ws(text, pos + len(opener))
+        result = marked_json_calls(text, body, catalog)
+        nxt = pos + len(opener)
+        if result is not None:
+            calls, end = result
+            end = after_closer(text, end, closer)
+            found.extend(Found(pos, end, c) for c in calls or (None,))
+            nxt = end
+        elif body >= len(text):
+            found.append(Found(pos, len(text), None))
+        pos = text.find(opener, nxt)
+    return found

@@ -18,6 +18,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import json_catalog
 from ..sanitize import register_reasoning_delimiters
 from ..scan import skip_ws, tag_blocks
 from ._markup import (
@@ -78,6 +79,17 @@ class ApertusDialect(Dialect):
     name = "apertus"
     markers = ("<|tools_prefix|>",)
     triggers = ("<|tools_prefix|>",)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can call these functions, described as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call functions, write <|tools_prefix|> followed by a JSON list that "
+            "maps each function name to its arguments: "
+            '<|tools_prefix|>[{"function_name": {"arg": "value"}}]<|tools_suffix|>\n'
+            "If no function is needed, answer normally."
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..guard import guard_parse
+from ..sanitize import remove_words
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -38,6 +39,13 @@ class Dialect:
     # prose before a scratchpad label is that thought, so the streaming
     # detector holds a reply's leading text until a label or the end decides.
     thought_first: ClassVar[bool] = False
+    # Words of the format that are neither content nor calls (answer markers,
+    # wrapper tags): the streaming detector drops them, ``sanitize`` removes them.
+    dropped: ClassVar[tuple[str, ...]] = ()
+    # Dialects that read everything this one reads: when one of them read a
+    # reply and found no call markup, this one finds none either, and a chain
+    # skips it (``tests/toolcalls/test_dialect_contract.py`` checks the claim).
+    subsumed_by: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Wrap each ``parse`` so it never raises and never reads an over-long reply.
@@ -78,4 +86,4 @@ class Dialect:
 
     def sanitize(self, text: str) -> str:
         """Remove this format's leftover scaffolding from a final answer."""
-        return text
+        return remove_words(text, self.dropped) if self.dropped else text

@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
 from ..catalog import fold
+from ..jsonrepair import find_json_end
 from ..model import RejectedCall
-from ..scan import json_calls_at, skip_ws, tag_blocks
+from ..prompting import json_catalog
+from ..scan import json_calls_at, json_error_at, skip_ws, tag_blocks
 from ._markup import (
+    MAX_CALLS,
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
@@ -38,6 +41,12 @@ _ACTION_FENCE = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:json)?[ \t]*\n?")
 _COHERE_CALL = re.compile(r'\[?\s*\{\s*"tool_name"\s*:')
 _NO_TOOL = frozenset({"directlyanswer", "directanswer"})
 _CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
+_TOOL_NAME = re.compile(r'"tool_name"\s*:\s*"([^"\n]{1,128})"')
+
+
+def too_many_calls(calls: list[ToolCall | RejectedCall]) -> bool:
+    """Whether a salvaged list already holds as many calls as any reply may."""
+    return len(calls) >= MAX_CALLS
 
 
 def _drop_no_tool(
@@ -47,12 +56,63 @@ def _drop_no_tool(
     return [None if fold(c.name) in _NO_TOOL else c for c in calls]
 
 
+def _salvage(
+    text: str, pos: int, limit: int, catalog: Catalog
+) -> list[ToolCall | RejectedCall]:
+    """An action list that does not read as a whole, read call by call.
+
+    One malformed call (``"time": 15:30``) is refused and its well-formed
+    siblings still run, as Ollama's parser keeps them; a missing comma between
+    calls loses nothing. A block that holds no call object at all is refused
+    whole, so its text is never spoken.
+    """
+    calls: list[ToolCall | RejectedCall] = []
+    if text.startswith("[", pos):
+        pos = skip_ws(text, pos + 1, limit)
+    while pos < limit and text[pos] == "{" and not too_many_calls(calls):
+        end = find_json_end(text, pos, limit)
+        if end < 0:
+            calls.append(RejectedCall("", text[pos:limit], "call is truncated"))
+            return calls
+        result = json_calls_at(text, pos, catalog, limit=end)
+        if result is None:
+            why = json_error_at(text, pos, end) or "not a call"
+            named = _TOOL_NAME.search(text, pos, end)
+            calls.append(
+                RejectedCall(
+                    named.group(1) if named else "",
+                    text[pos:end],
+                    f"cannot read the call: {why}",
+                )
+            )
+        else:
+            calls.extend(result[0])
+        pos = skip_ws(text, end, limit)
+        if pos < limit and text[pos] == ",":
+            pos = skip_ws(text, pos + 1, limit)
+    if not calls:
+        raw = text[pos:limit]
+        calls.append(RejectedCall("", raw, "the action block is not a JSON call list"))
+    return calls
+
+
 class CommandRDialect(Dialect):
     """``<|START_ACTION|>`` JSON calls and R+ ``Action:`` fenced JSON."""
 
     name = "command_r"
     markers = ("<|START_ACTION|>",)
     triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "## Available Tools\nYou can ONLY use these tools, described as JSON"
+            f" signatures:\n{json_catalog(catalog)}\n\n"
+            "To use tools, write <|START_ACTION|> followed by a JSON list of calls"
+            " and <|END_ACTION|>: <|START_ACTION|>["
+            '{"tool_call_id": "0", "tool_name": "tool_name", "parameters": {"arg": "value"}}'
+            "]<|END_ACTION|>\nOtherwise answer the user directly."
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""
@@ -80,6 +140,9 @@ class CommandRDialect(Dialect):
             if result is None:
                 if pos >= body_end:  # an empty action block
                     found.append(Found(start, end, None))
+                elif text[pos] in "[{":
+                    calls = _salvage(text, pos, body_end, catalog)
+                    found.extend(Found(start, end, c) for c in _drop_no_tool(calls))
                 continue
             calls, json_end = result
             found.extend(

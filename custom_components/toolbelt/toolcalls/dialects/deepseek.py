@@ -25,6 +25,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import json_catalog
 from ._markup import (
     Finder,
     prefer_outside_reasoning,
@@ -131,6 +132,17 @@ class DeepSeekDialect(Dialect):
         "<|tool_calls_begin|>",
     )
     triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "## Tools\nYou have access to these tools, described as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call tools, ALWAYS use this exact format:\n"
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool_name<｜tool▁sep｜>"
+            '{"arg": "value"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n'
+            "If no tool is needed, answer normally."
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

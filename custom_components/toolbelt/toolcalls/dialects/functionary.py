@@ -26,6 +26,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import compact_catalog
 from ..scan import MAX_BLOCKS, skip_ws
 from ._markup import (
     Finder,
@@ -111,7 +112,28 @@ class FunctionaryDialect(Dialect):
         "ASSISTANT to=functions.",
         "functions.",
     )
-    triggers = ("<function=", ">>>", "\n", "<|python_tag|>", "functions.")
+    triggers = ("<function=", ">>>", "<|python_tag|>", "functions.")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """A marker, or a reply whose first line names a recipient (``NAME\\n{…}``)."""
+        if any(trigger in text for trigger in self.triggers):
+            return True
+        start = reply_start(text)
+        newline = text.find("\n", start)
+        return (
+            newline >= 0
+            and _RECIPIENT.fullmatch(text[start:newline].strip()) is not None
+        )
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            f"You can call these functions:\n{compact_catalog(catalog)}\n\n"
+            "To call a function, write it as "
+            '<function=function_name>{"arg": "value"}</function> and nothing else. '
+            "If no function is needed, answer normally."
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

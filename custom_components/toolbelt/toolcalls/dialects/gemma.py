@@ -14,6 +14,7 @@ Reasoning is ``<|channel>thought…<channel|>`` (split out by the core).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any, override
 
@@ -56,6 +57,9 @@ _BARE_CALL = re.compile(
 # Where a bare value ends: a separator, or a string quote (an error there).
 _STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOTE)}
 _CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
+# The next ``call:`` entry of the same block (Gemma 4 writes several back to back).
+_NEXT_CALL = re.compile(r"\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
+_ESCAPED_QUOTE = {q: re.compile(rf"[{q}\\]") for q in "\"'"}
 _TOOL_FENCES = ("tool_code", "tool_call", "tool_use")
 _LEFTOVERS = re.compile(
     r"<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>"
@@ -94,6 +98,28 @@ class _GemmaArgs:
         self.pos = end + len(self.quote)
         return self.text[start:end]
 
+    def quoted(self, quote: str) -> str:
+        """A ``"…"`` (JSON, escapes read) or ``'…'`` string written in place of
+        Gemma's own quote."""
+        stop = _ESCAPED_QUOTE[quote]
+        pos = self.pos + 1
+        while True:
+            found = stop.search(self.text, pos)
+            if found is None:
+                raise TruncatedJSONError("string is never closed")
+            if self.text[found.start()] == "\\":
+                pos = found.start() + 2
+                continue
+            break
+        inner = self.text[self.pos + 1 : found.start()]
+        self.pos = found.end()
+        if quote == '"' and "\\" in inner:
+            try:
+                return str(json.loads(f'"{inner}"'))
+            except ValueError:
+                return inner
+        return inner.replace("\\'", "'") if quote == "'" else inner
+
     def obj(self) -> dict[str, Any]:
         self.pos += 1  # "{"
         result: dict[str, Any] = {}
@@ -108,11 +134,7 @@ class _GemmaArgs:
             if self.text.startswith(self.quote, self.pos):
                 key = self.string()
             elif ch in "\"'":
-                end = self.text.find(ch, self.pos + 1)
-                if end < 0:
-                    raise TruncatedJSONError("key is never closed")
-                key = self.text[self.pos + 1 : end]
-                self.pos = end + 1
+                key = self.quoted(ch)
             else:
                 colon = self.text.find(":", self.pos)
                 if colon < 0:
@@ -148,12 +170,7 @@ class _GemmaArgs:
         if ch == "[":
             return self.array()
         if ch in "\"'":
-            end = self.text.find(ch, self.pos + 1)
-            if end < 0:
-                raise TruncatedJSONError("string is never closed")
-            word = self.text[self.pos + 1 : end]
-            self.pos = end + 1
-            return word
+            return self.quoted(ch)
         start = self.pos
         stop = self.stops.search(self.text, start)
         if stop is None:
@@ -231,6 +248,8 @@ class GemmaDialect(Dialect):
     """Gemma 3 ``tool_code``, Gemma 4 and FunctionGemma calls."""
 
     name = "gemma"
+    # Channel tokens around no thought (llama.cpp's Gemma 4 edge cases).
+    dropped = ("<|channel>", "<channel|>")
     markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
     triggers = ("<|tool_call>", "<start_function_call>", "```tool_", "call:", "<call>")
 
@@ -266,31 +285,47 @@ class GemmaDialect(Dialect):
                 or not _bare_call_start(text, match.start())
             ):
                 continue
-            raw_start = match.start()
-            call: ToolCall | RejectedCall
-            try:
-                args, end = parse_gemma_object(text, match.end(), quote)
-            except TruncatedJSONError:
-                found.append(
-                    Found(
-                        raw_start,
-                        len(text),
-                        RejectedCall(name, text[raw_start:], "call is truncated"),
-                    )
-                )
+            # One block may hold several ``call:`` entries back to back.
+            entry: re.Match[str] | None = match
+            while entry is not None:
+                if too_many(found, text, entry.start()):
+                    return found
+                if entry is not match:
+                    name = entry.group(1)
+                span, read = self._entry(text, catalog, entry, name, quote, finder)
+                found.append(span)
+                entry = _NEXT_CALL.match(text, span.end) if read else None
+            if found and found[-1].end >= len(text):
                 break
-            except (ValueError, RecursionError) as err:
-                end = finder.find("}", match.end())
-                end = len(text) if end < 0 else end + 1
-                call = RejectedCall(
-                    name, text[raw_start:end], f"cannot read arguments: {err}"
-                )
-                found.append(Found(raw_start, _closer_end(text, end), call))
-                continue
-            end = _closer_end(text, end)
-            call = make_call(catalog, name, args, raw=text[raw_start:end], coerce=True)
-            found.append(Found(raw_start, end, call))
         return found
+
+    @staticmethod
+    def _entry(
+        text: str,
+        catalog: Catalog,
+        match: re.Match[str],
+        name: str,
+        quote: str,
+        finder: Finder,
+    ) -> tuple[Found, bool]:
+        """One ``call:NAME{…}`` entry (with the block's closer, if it follows)
+        and whether its arguments could be read."""
+        raw_start = match.start()
+        try:
+            args, end = parse_gemma_object(text, match.end(), quote)
+        except TruncatedJSONError:
+            raw = text[raw_start:]
+            refused = RejectedCall(name, raw, "call is truncated")
+            return Found(raw_start, len(text), refused), False
+        except (ValueError, RecursionError) as err:
+            end = finder.find("}", match.end())
+            end = len(text) if end < 0 else end + 1
+            reason = f"cannot read arguments: {err}"
+            refused = RejectedCall(name, text[raw_start:end], reason)
+            return Found(raw_start, _closer_end(text, end), refused), False
+        end = _closer_end(text, end)
+        call = make_call(catalog, name, args, raw=text[raw_start:end], coerce=True)
+        return Found(raw_start, end, call), True
 
     def _fences(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []

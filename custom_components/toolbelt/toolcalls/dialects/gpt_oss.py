@@ -22,6 +22,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import compact_catalog
 from ._markup import Finder, too_many
 from .base import Dialect
 
@@ -60,6 +61,15 @@ class GptOssDialect(Dialect):
     name = "gpt_oss"
     markers = ("<|channel|>", "<|start|>", "to=functions.")
     triggers = ("<|message|>", "to=functions.")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            f"# Tools\nfunctions:\n{compact_catalog(catalog)}\n\n"
+            "To call a function, write: <|channel|>commentary to=functions.NAME "
+            '<|constrain|>json<|message|>{"arg": "value"}<|call|>\n'
+            "If no function is needed, answer the user in the final channel."
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

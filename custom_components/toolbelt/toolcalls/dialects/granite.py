@@ -15,11 +15,14 @@ import re
 from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
+from ..prompting import json_catalog
 from ..pycall import PyCallError
 from ..scan import skip_ws, tag_blocks
 from ._markup import (
+    after_closer,
     marked_json_calls,
     prefer_outside_reasoning,
+    token_json_calls,
     too_many,
 )
 from .base import Dialect
@@ -49,37 +52,26 @@ class GraniteDialect(Dialect):
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
 
     @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You may call these functions, described as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call functions, reply with <tool_call> followed by a JSON list: "
+            '<tool_call>[{"name": "function_name", "arguments": {"arg": "value"}}]\n'
+            "Only call functions listed above. If no call is needed, answer normally."
+        )
+
+    @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         if "&lt;" in text and _ESCAPED.search(text):
             text = html.unescape(text)
         found: list[Found] = []
-        found += self._token_calls(text, catalog, "<|tool_call|>", "")
-        found += self._token_calls(text, catalog, "<function_call>", "</function_call>")
+        # Phi-4-mini writes the same token and closes it with <|/tool_call|>.
+        found += token_json_calls(text, catalog, "<|tool_call|>", "<|/tool_call|>")
+        found += token_json_calls(text, catalog, "<function_call>", "</function_call>")
         found += self._tag_calls(text, catalog)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
-
-    def _token_calls(
-        self, text: str, catalog: Catalog, opener: str, closer: str
-    ) -> list[Found]:
-        """Each opener followed by a JSON object or array of calls."""
-        found: list[Found] = []
-        pos = text.find(opener)
-        while pos >= 0:
-            if too_many(found, text, pos):
-                break
-            body = skip_ws(text, pos + len(opener))
-            result = marked_json_calls(text, body, catalog)
-            nxt = pos + len(opener)
-            if result is not None:
-                calls, end = result
-                end = _after_closer(text, end, closer)
-                found.extend(Found(pos, end, c) for c in calls or (None,))
-                nxt = end
-            elif body >= len(text):
-                found.append(Found(pos, len(text), None))
-            pos = text.find(opener, nxt)
-        return found
 
     def _tag_calls(self, text: str, catalog: Catalog) -> list[Found]:
         """``<tool_call>`` with an array (3.1), loose JSON or a Python call (4).
@@ -99,7 +91,7 @@ class GraniteDialect(Dialect):
                 result = marked_json_calls(text, body, catalog)
                 if result is not None:
                     calls, json_end = result
-                    end = max(end, _after_closer(text, json_end, "</tool_call>"))
+                    end = max(end, after_closer(text, json_end, "</tool_call>"))
             elif payload.startswith("{"):
                 if not _strict_json(payload):
                     calls = body_calls(text, body, body_end, catalog, "openai")
@@ -124,13 +116,3 @@ def _strict_json(payload: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _after_closer(text: str, end: int, closer: str) -> int:
-    """Extend a span over an optional closing tag right after the JSON."""
-    if not closer:
-        return end
-    nxt = skip_ws(text, end)
-    if text.startswith(closer, nxt):
-        return nxt + len(closer)
-    return end

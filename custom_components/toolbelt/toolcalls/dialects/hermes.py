@@ -25,7 +25,7 @@ from ..model import (
     RejectedCall,
     ToolCall,
 )
-from ..prompting import result_text, tools_json_lines
+from ..prompting import json_catalog, result_text
 from ..scan import (
     MAX_BLOCKS,
     json_calls_at,
@@ -183,9 +183,11 @@ def parse_tagged(
     if function_tags and "<function" in text:
         found.extend(_function_tag_calls(text, catalog, id_style))
     if bare and ("{" in text or "[" in text):
-        found.extend(leading_json_calls(text, catalog, id_style=id_style))
-        if "```" in text:
-            found.extend(fenced_json_calls(text, catalog, id_style=id_style))
+        # The default id style passed as no keyword: one shared scan (memo).
+        style: dict[str, Any] = {} if id_style == "openai" else {"id_style": id_style}
+        found.extend(leading_json_calls(text, catalog, **style))
+        if "```" in text or "~~~" in text:
+            found.extend(fenced_json_calls(text, catalog, **style))
     return _drop_overlaps(found)
 
 
@@ -208,8 +210,7 @@ class HermesDialect(Dialect):
         "<response>",
         "<json>",
         "<xml>",
-        "{",
-        "[",
+        "{",  # every JSON call holds one (a list of calls too)
     )
     tags: ClassVar[tuple[tuple[str, str, bool], ...]] = HERMES_TAGS
 
@@ -223,7 +224,7 @@ class HermesDialect(Dialect):
         return (
             "You may call one or more functions to assist with the user query. "
             "The available functions, as JSON signatures:\n"
-            f"<tools>\n{tools_json_lines(catalog)}\n</tools>\n"
+            f"<tools>\n{json_catalog(catalog)}\n</tools>\n"
             "For each function call, return a JSON object with the function name and "
             "arguments inside <tool_call></tool_call> tags:\n"
             '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n'

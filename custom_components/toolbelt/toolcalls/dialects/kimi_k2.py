@@ -20,6 +20,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall, ToolCall
+from ..prompting import json_catalog
 from ._markup import (
     Finder,
     prefer_outside_reasoning,
@@ -74,6 +75,17 @@ class KimiK2Dialect(Dialect):
     name = "kimi_k2"
     markers = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", _BEGIN)
     triggers = ("<|tool_call",)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can call these functions, described as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "To call functions, write: <|tool_calls_section_begin|><|tool_call_begin|>"
+            "functions.NAME:0<|tool_call_argument_begin|>"
+            '{"arg": "value"}<|tool_call_end|><|tool_calls_section_end|>\n'
+            "If no function is needed, answer normally."
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

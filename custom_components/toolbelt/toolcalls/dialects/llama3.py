@@ -16,7 +16,7 @@ from ..model import (
     ParseResult,
     ToolCall,
 )
-from ..prompting import result_text, tools_json_lines
+from ..prompting import json_catalog, result_text
 from ..pycall import PyCallError, parse_python_calls
 from ..scan import leading_json_calls, skip_ws
 from ._markup import too_many
@@ -58,7 +58,8 @@ class Llama3Dialect(Dialect):
     # A call object may stand anywhere in prose (corpus rule 8): streaming
     # holds from its opening on, wherever it is.
     markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
-    triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{", "[")
+    # Every JSON call holds a "{" (a list of calls too).
+    triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{")
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
@@ -95,7 +96,7 @@ class Llama3Dialect(Dialect):
             "with its proper arguments that best answers the given prompt.\n\n"
             'Respond in the format {"name": function name, "parameters": dictionary of '
             "argument name and its value}. Do not use variables.\n\n"
-            f"{tools_json_lines(catalog)}\n\n"
+            f"{json_catalog(catalog)}\n\n"
             "If no function is needed, answer the user directly in plain text."
         )
 

@@ -12,6 +12,7 @@ from typing import ClassVar, override
 
 from ..calls import Found, build_result
 from ..catalog import Catalog
+from ..memo import memoized
 from ..model import ParseResult
 from ..prompting import compact_catalog
 from ..scan import (
@@ -41,6 +42,7 @@ CALL_LANGS = frozenset(
 JSON_LANGS = frozenset({"", "json", "json5", "jsonc", "xml"})
 
 
+@memoized
 def fenced_json_calls(
     text: str,
     catalog: Catalog,

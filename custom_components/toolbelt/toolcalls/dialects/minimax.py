@@ -27,6 +27,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import RejectedCall
+from ..prompting import json_catalog
 from ..scan import json_calls_at, skip_ws, tag_blocks
 from ._markup import (
     parameter_pairs,
@@ -72,6 +73,17 @@ class MiniMaxDialect(Dialect):
     name = "minimax"
     markers = (_M2_OPEN, "<tool_calls>")
     triggers = (_M2_OPEN, "<tool_calls>", "<invoke")
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "# Tools\nYou may call one or more tools to assist with the user query."
+            " The tools, in JSONSchema format:\n<tools>\n"
+            f"{json_catalog(catalog)}\n</tools>\n\n"
+            "To call tools, use this XML format:\n<minimax:tool_call>\n"
+            '<invoke name="tool-name">\n<parameter name="arg">value</parameter>\n'
+            "</invoke>\n</minimax:tool_call>"
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

@@ -28,7 +28,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..model import ParseResult, RejectedCall
-from ..prompting import tools_json
+from ..prompting import json_catalog
 from ..scan import (
     json_calls_at,
     leading_json_calls,
@@ -101,7 +101,8 @@ class MistralDialect(Dialect):
 
     name: ClassVar[str] = "mistral"
     markers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[CALL_ID]")
-    triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "{", "[")
+    # Without a marker only a bare list at the start is read: "[" is enough.
+    triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[")
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
@@ -138,11 +139,8 @@ class MistralDialect(Dialect):
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
-        import json
-
         return (
-            f"[AVAILABLE_TOOLS]{json.dumps(tools_json(catalog), ensure_ascii=False)}"
-            "[/AVAILABLE_TOOLS]\n"
+            f"[AVAILABLE_TOOLS]\n{json_catalog(catalog)}\n[/AVAILABLE_TOOLS]\n"
             "To call tools, reply with [TOOL_CALLS] followed by a JSON list, e.g. "
             '[TOOL_CALLS][{"name": "tool_name", "arguments": {"arg": "value"}}]. '
             "Otherwise answer the user directly."

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result
+from ..prompting import json_catalog
 from ..scan import skip_ws, tag_blocks
 from ._markup import (
     marked_json_calls,
@@ -31,6 +32,15 @@ class NemotronDialect(Dialect):
     name = "nemotron"
     markers = ("<TOOLCALL>",)
     triggers = ("<TOOLCALL>",)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can use these tools to assist the user if required:\n"
+            f"<AVAILABLE_TOOLS>\n{json_catalog(catalog)}\n</AVAILABLE_TOOLS>\n\n"
+            "If you decide to call any tool(s), use this format:\n"
+            '<TOOLCALL>[{"name": "tool_name", "arguments": {"arg": "value"}}]</TOOLCALL>'
+        )
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

@@ -1,29 +1,36 @@
-"""Phi-4-mini and FireFunction: ``functools[{"name": .., "arguments": ..}, ...]``."""
+"""Phi-4-mini and FireFunction: ``functools[{"name": .., "arguments": ..}, ...]``.
+
+Phi-4-mini's own chat template (llama.cpp's copy) writes each call as
+``<|tool_call|>{"name": .., "arguments": ..}<|/tool_call|>`` instead; Ollama's
+writes a list between the same tokens. Both are read here too.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import ClassVar, override
 
 from ..calls import Found, build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import tools_json
+from ..prompting import json_catalog
 from ..scan import json_calls_at, skip_ws
+from ._markup import token_json_calls
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]
 
 MARKER = "functools"
+_TOKEN = "<|tool_call|>"
+_CLOSER = "<|/tool_call|>"
 
 
 class FunctoolsDialect(Dialect):
     """A JSON call list after the word ``functools``; an empty list is no call."""
 
     name: ClassVar[str] = "functools"
-    markers: ClassVar[tuple[str, ...]] = ("functools[",)
+    markers: ClassVar[tuple[str, ...]] = ("functools[", _TOKEN)
     start_markers: ClassVar[tuple[str, ...]] = ("functools",)
-    triggers: ClassVar[tuple[str, ...]] = (MARKER,)
+    triggers: ClassVar[tuple[str, ...]] = (MARKER, _TOKEN)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
@@ -40,13 +47,15 @@ class FunctoolsDialect(Dialect):
                     if not calls:
                         found.append(Found(pos, end, None))
             pos = text.find(MARKER, end)
+        if _TOKEN in text:
+            found += token_json_calls(text, catalog, _TOKEN, _CLOSER)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You have access to these functions:\n"
-            f"{json.dumps(tools_json(catalog), ensure_ascii=False)}\n"
+            f"{json_catalog(catalog)}\n"
             'To call functions, reply with functools[{"name": "function_name", '
             '"arguments": {"arg": "value"}}, ...]. Otherwise answer directly.'
         )

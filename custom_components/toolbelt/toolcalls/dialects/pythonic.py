@@ -1,7 +1,8 @@
 """Pythonic calls: ``[f(a=1, b='x'), g()]`` (Llama 3.2/4, LFM2).
 
 Llama 4 may wrap the list in ``<|python_start|>…<|python_end|>`` and LFM2 in
-``<|tool_call_start|>…<|tool_call_end|>``. Without markers a list only counts
+``<|tool_call_start|>…<|tool_call_end|>`` (MiniCPM puts calls one per line in
+a ```` ```python ```` fence between those tokens). Without markers a list only counts
 at the start of the reply, or later when every name in it is a catalog tool; a
 bare ``name(args)`` counts only when it is the whole reply and names a
 catalog tool, so prose like "The GetLiveContext() tool returns…" stays prose.
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult
 
-__all__ = ["PythonicDialect", "python_calls", "python_end"]
+__all__ = ["PythonicDialect", "marked_python_blocks", "python_calls", "python_end"]
 
 _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|python_start|>", ("<|python_end|>", "<|eom|>", "<|eot|>")),
@@ -145,6 +146,63 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _FENCE.finditer(text)] if "`" in text else []
 
 
+_BODY_FENCE = re.compile(r"\A```[A-Za-z]*[ \t]*\n?(.*?)\n?[ \t]*(?:```)?\Z", re.S)
+
+
+def _unfenced(body: str) -> str:
+    """The code inside a block body written as a fence (MiniCPM: ```python)."""
+    if body.startswith("```"):
+        match = _BODY_FENCE.match(body)
+        if match is not None:
+            return match.group(1).strip()
+    return body
+
+
+def marked_python_blocks(
+    text: str, catalog: Catalog, blocks: tuple[tuple[str, tuple[str, ...]], ...]
+) -> list[Found]:
+    """Python calls inside marker blocks (``opener`` … one of its closers).
+
+    The body is a call list, calls one per line, or those in a code fence. An
+    empty list is "no calls"; a body that cannot be read is refused (as
+    truncated when the block never closes). [] when no block holds a call.
+    """
+    found: list[Found] = []
+    recognized = False
+    finder = Finder(text)
+    for opener, closers in blocks:
+        pos = finder.find(opener)
+        while pos >= 0:
+            if too_many(found, text, pos):
+                break
+            body_start = pos + len(opener)
+            end, close_len = len(text), 0
+            nxt = finder.find(opener, body_start)
+            if nxt >= 0:
+                end = nxt  # an unclosed block ends where the next one starts
+            for closer in closers:
+                idx = finder.find(closer, body_start)
+                if idx >= 0 and idx < end:
+                    end, close_len = idx, len(closer)
+            raw = text[pos : end + close_len]
+            body = _unfenced(text[body_start:end].strip())
+            if body.replace(" ", "") == "[]":
+                found.append(Found(pos, end + close_len, None))  # "no calls"
+                recognized = True
+            elif "(" in body:
+                try:
+                    calls = python_calls(catalog, body, raw=raw)
+                except PyCallError:
+                    reason = (
+                        "not a valid call list" if close_len else "call is truncated"
+                    )
+                    calls = [RejectedCall("", raw, reason)]
+                found.extend(Found(pos, end + close_len, c) for c in calls)
+                recognized = recognized or bool(calls)
+            pos = finder.find(opener, max(end + close_len, body_start))
+    return found if recognized else []
+
+
 class PythonicDialect(Dialect):
     """``[fn(a=1), g()]`` lists, with or without Llama 4 / LFM2 markers."""
 
@@ -159,49 +217,11 @@ class PythonicDialect(Dialect):
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        found = self._marked(text, catalog)
+        found = marked_python_blocks(text, catalog, _BLOCKS)
         if not found:
             found = self._unmarked(text, catalog)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
-
-    def _marked(self, text: str, catalog: Catalog) -> list[Found]:
-        found: list[Found] = []
-        recognized = False
-        finder = Finder(text)
-        for opener, closers in _BLOCKS:
-            pos = finder.find(opener)
-            while pos >= 0:
-                if too_many(found, text, pos):
-                    break
-                body_start = pos + len(opener)
-                end, close_len = len(text), 0
-                nxt = finder.find(opener, body_start)
-                if nxt >= 0:
-                    end = nxt  # an unclosed block ends where the next one starts
-                for closer in closers:
-                    idx = finder.find(closer, body_start)
-                    if idx >= 0 and idx < end:
-                        end, close_len = idx, len(closer)
-                raw = text[pos : end + close_len]
-                body = text[body_start:end].strip()
-                if body.replace(" ", "") == "[]":
-                    found.append(Found(pos, end + close_len, None))  # "no calls"
-                    recognized = True
-                elif "(" in body:
-                    try:
-                        calls = python_calls(catalog, body, raw=raw)
-                    except PyCallError:
-                        reason = (
-                            "not a valid call list"
-                            if close_len
-                            else "call is truncated"
-                        )
-                        calls = [RejectedCall("", raw, reason)]
-                    found.extend(Found(pos, end + close_len, c) for c in calls)
-                    recognized = recognized or bool(calls)
-                pos = finder.find(opener, max(end + close_len, body_start))
-        return found if recognized else []
 
     def _unmarked(self, text: str, catalog: Catalog) -> list[Found]:
         start = reply_start(text)

@@ -13,7 +13,7 @@ from typing import ClassVar, override
 from ..calls import build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import tools_json_lines
+from ..prompting import json_catalog
 from .hermes import HermesDialect, parse_tagged
 
 __all__ = ["QwenDialect"]
@@ -24,7 +24,9 @@ class QwenDialect(HermesDialect):
 
     name: ClassVar[str] = "qwen"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>",)
-    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{", "[")
+    triggers: ClassVar[tuple[str, ...]] = ("<tool_call>", "{")
+    # Hermes reads the same tag and the same bare JSON (and more).
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
     tags: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("<tool_call>", "</tool_call>", True),
     )
@@ -39,7 +41,7 @@ class QwenDialect(HermesDialect):
         return (
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n"
-            f"<tools>\n{tools_json_lines(catalog)}\n</tools>\n\n"
+            f"<tools>\n{json_catalog(catalog)}\n</tools>\n\n"
             "For each function call, return a json object with function name and arguments "
             "within <tool_call></tool_call> XML tags:\n"
             '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n'

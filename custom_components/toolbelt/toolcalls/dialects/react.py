@@ -418,12 +418,7 @@ class ReactDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        answer = _final_blob(text)
-        return answer if answer is not None else strip_react(text)
-
-
-# A whole reply that is one structured-chat blob, optionally fenced.
-_FINAL_BLOB = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(\{.*\})\s*(?:```)?\s*", re.S)
+        return strip_react(text)
 
 
 def _in_fence(text: str, pos: int) -> bool:
@@ -431,26 +426,3 @@ def _in_fence(text: str, pos: int) -> bool:
     if "```" not in text and "~~~" not in text:
         return False
     return any(f.body_start <= pos < f.body_end for f in find_fences(text))
-
-
-def _final_blob(text: str) -> str | None:
-    """The answer of a LangChain structured-chat ``Final Answer`` blob, else None.
-
-    ``{"action": "Final Answer", "action_input": "..."}`` is how those agents
-    answer the user; the JSON around the text is scaffolding, not content.
-    """
-    if "action_input" not in text:
-        return None
-    match = _FINAL_BLOB.fullmatch(text)
-    if match is None:
-        return None
-    try:
-        value = loads_loose(match.group(1))
-    except LooseJSONError:
-        return None
-    if not isinstance(value, dict) or not isinstance(value.get("action_input"), str):
-        return None
-    action = value.get("action")
-    if not isinstance(action, str) or "".join(action.lower().split()) != "finalanswer":
-        return None
-    return value["action_input"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, override
 
 from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
+from ..prompting import compact_catalog
 from ..scan import tag_blocks
 from ._markup import (
     parameter_pairs,
@@ -52,6 +53,15 @@ class SeedOssDialect(Dialect):
     name = "seed_oss"
     markers = (_OPEN,)
     triggers = (_OPEN,)
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            f"You may call these functions:\n{compact_catalog(catalog)}\n\n"
+            "To call a function, use this format:\n<seed:tool_call>\n"
+            "<function=function_name>\n<parameter=arg>value</parameter>\n"
+            "</function>\n</seed:tool_call>\nIf no function is needed, answer normally."
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -7,13 +7,12 @@ a ```` ```json ```` or plain fence, ``{"tool_calls": [...]}``, or inside
 
 from __future__ import annotations
 
-import json
 from typing import ClassVar, override
 
 from ..calls import build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import tools_json
+from ..prompting import json_catalog
 from ..scan import leading_json_calls
 from .base import Dialect
 from .hermes import _drop_overlaps, parse_tagged
@@ -28,6 +27,8 @@ class XlamDialect(Dialect):
     name: ClassVar[str] = "xlam"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "```json")
     triggers: ClassVar[tuple[str, ...]] = ("{", "[")
+    # Hermes reads the same fences, the same tag and the same bare JSON.
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
@@ -50,7 +51,7 @@ class XlamDialect(Dialect):
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "You are an expert in composing functions. Available tools:\n"
-            f"{json.dumps(tools_json(catalog), ensure_ascii=False)}\n"
+            f"{json_catalog(catalog)}\n"
             "If you call tools, reply ONLY with a JSON list: "
             '[{"name": "func_name", "arguments": {"arg": "value"}}, ...]. '
             "Otherwise answer the user directly."

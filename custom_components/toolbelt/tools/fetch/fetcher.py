@@ -5,7 +5,8 @@ request connects to the very addresses that were checked (no second DNS lookup t
 rebind). The body is read in chunks up to a byte cap so a huge or endless page
 cannot fill memory; binary content is refused before it is read; one deadline
 covers the download. Turning HTML into text has its own limit, so a page that is
-too complex is reported as such and not as a site that did not answer.
+too complex is reported as such and not as a site that did not answer. Whatever
+the site says reaches the model as outside data, its error replies included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import aiohttp
 from aiohttp.resolver import ThreadedResolver
 from yarl import URL
 
+from ...outside_data import outside
 from ..errors import FetchFailedError, FetchRefusedError
 from .extract import decode_text, extract_html, truncate_text
 from .ssrf import AllowList, IPAddress, Resolver, check_url
@@ -105,7 +107,12 @@ class WebFetcher:
         self._max_redirects = max_redirects
 
     async def fetch(self, url: str, max_chars: int = DEFAULT_MAX_CHARS) -> FetchedPage:
-        """Fetch url and return its readable text, cut to max_chars."""
+        """Fetch url and return its readable text, cut to max_chars.
+
+        An error raised once the site has answered may carry its words (the
+        status line, a header, a redirect target, a broken reply): its message is
+        an outside-data block, like the page itself would be.
+        """
         target = _parse_url(url)
         try:
             async with asyncio.timeout(self.timeout):
@@ -115,29 +122,37 @@ class WebFetcher:
                 f"{target.host} did not answer within {self.timeout:g} s."
             ) from err
         except aiohttp.ClientError as err:
-            raise FetchFailedError(
-                f"Could not read {target.host}: {type(err).__name__} {err}".strip()
-            ) from err
-        return await self._to_page(download, max_chars)
+            raise _unreadable(target, err) from err
+        try:
+            return await self._to_page(download, max_chars)
+        except (FetchFailedError, FetchRefusedError) as err:
+            raise _from_site(target, err) from err
 
     async def _download(self, url: URL) -> _Download:
-        for _hop in range(self._max_redirects + 1):
-            addresses = await check_url(url, self._allow, self._resolver)
-            async with await self._get(url, addresses) as resp:
-                if resp.status in REDIRECT_STATUSES:
-                    url = _next_hop(url, resp)
-                    continue
-                if resp.status >= 400:
-                    raise FetchFailedError(
-                        f"{url.host} answered HTTP {resp.status} {resp.reason or ''}"
-                        f" for {url}.".replace("  ", " ")
-                    )
-                content_type = _check_content_type(url, resp)
-                body, cut = await self._read_capped(resp)
-                return _Download(url, content_type, resp.charset, body, cut)
-        raise FetchFailedError(
-            f"More than {self._max_redirects} redirects starting at {url}; gave up."
-        )
+        answered = False
+        try:
+            for _hop in range(self._max_redirects + 1):
+                addresses = await check_url(url, self._allow, self._resolver)
+                async with await self._get(url, addresses) as resp:
+                    answered = True
+                    if resp.status in REDIRECT_STATUSES:
+                        url = _next_hop(url, resp)
+                        continue
+                    if resp.status >= 400:
+                        raise FetchFailedError(
+                            f"{url.host} answered HTTP {resp.status}"
+                            f" {resp.reason or ''} for {url}.".replace("  ", " ")
+                        )
+                    content_type = _check_content_type(url, resp)
+                    body, cut = await self._read_capped(resp)
+                    return _Download(url, content_type, resp.charset, body, cut)
+            raise FetchFailedError(
+                f"More than {self._max_redirects} redirects starting at {url}; gave up."
+            )
+        except (FetchFailedError, FetchRefusedError, aiohttp.ClientError) as err:
+            if answered or _quotes_the_site(err):
+                raise _from_site(url, err) from err
+            raise
 
     async def _get(
         self, url: URL, addresses: list[IPAddress]
@@ -253,6 +268,34 @@ class WebFetcher:
             content_type=content_type or "unknown",
             truncated=truncated or download.cut,
         )
+
+
+def _unreadable(url: URL, err: aiohttp.ClientError) -> FetchFailedError:
+    """A connection or protocol failure, as the model reads it."""
+    return FetchFailedError(
+        f"Could not read {url.host}: {type(err).__name__} {err}".strip()
+    )
+
+
+def _quotes_the_site(err: Exception) -> bool:
+    """Whether a failure before any response may quote the site: every client
+    error but a connection never made (a TLS failure quotes its certificate, a
+    malformed reply its bytes)."""
+    if isinstance(err, aiohttp.ClientSSLError):
+        return True
+    return isinstance(err, aiohttp.ClientError) and not isinstance(
+        err, aiohttp.ClientConnectorError
+    )
+
+
+def _from_site(
+    url: URL, err: FetchFailedError | FetchRefusedError | aiohttp.ClientError
+) -> FetchFailedError | FetchRefusedError:
+    """The same error with its words in an outside-data block: they may hold what
+    the site sent, which must reach the model marked as such."""
+    if isinstance(err, aiohttp.ClientError):
+        err = _unreadable(url, err)
+    return type(err)(outside(str(err), "web_fetch"))
 
 
 def _parse_url(url: str) -> URL:

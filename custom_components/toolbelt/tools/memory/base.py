@@ -58,6 +58,12 @@ class MemoryBackend(ABC):
     async def async_close(self) -> None:  # noqa: B027 - optional hook
         """Release connections or threads; default has none."""
 
+    @property
+    def erasure_note(self) -> str:
+        """After a delete: a sentence for the model if the deleted words are not
+        yet overwritten on disk (see ``SqliteDatabase.erasure_note``); else ""."""
+        return ""
+
 
 def normalise_id(memory_id: object) -> str:
     """Accept 12, '12', '#12' or 'id: 12' from a model and return '12'."""

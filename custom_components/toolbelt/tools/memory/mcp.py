@@ -17,6 +17,7 @@ from typing import Any, override
 
 import aiohttp
 
+from ...outside_data import outside
 from ..errors import (
     MemoryNotFoundError,
     ServiceUnavailableError,
@@ -97,7 +98,12 @@ class McpClient:
             if isinstance(part, dict) and part.get("type") == "text"
         ).strip()
         if result.get("isError"):
-            raise McpError(self.name, text or f"The server's {name} tool failed.")
+            raise McpError(
+                self.name,
+                outside(text, "memory")
+                if text
+                else f"The server's {name} tool failed.",
+            )
         return text
 
     async def _ensure_session(self) -> None:
@@ -163,10 +169,8 @@ class McpClient:
             raise McpError(self.name, f"The {self.name} sent an unexpected reply.")
         if "error" in reply:
             error = reply["error"] or {}
-            raise McpError(
-                self.name,
-                f"The {self.name} refused {method}: {error.get('message', error)}",
-            )
+            said = outside(str(error.get("message", error)), "memory")
+            raise McpError(self.name, f"The {self.name} refused {method}: {said}")
         return reply.get("result", {})
 
     def _check_status(self, resp: aiohttp.ClientResponse) -> None:
@@ -260,11 +264,11 @@ class McpMemory(MemoryBackend):
         tool = self._tool_names[action]
         tools = await self._client.tools()
         if tool not in tools:
-            offered = ", ".join(sorted(tools)) or "none"
+            offered = outside(", ".join(sorted(tools)) or "none", "memory")
             raise ToolError(
-                f"The MCP memory server has no tool named '{tool}' for {action} "
-                f"(it offers: {offered}). The user can map the tool names in the "
-                "Toolbelt tools settings."
+                f"The MCP memory server has no tool named '{tool}' for {action}. "
+                "The user can map the tool names in the Toolbelt tools settings. "
+                f"It offers: {offered}"
             )
         if user_id is not None:
             arguments["user_id"] = user_id

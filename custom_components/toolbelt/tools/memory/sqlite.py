@@ -13,7 +13,7 @@ import sqlite3
 from typing import TypeVar
 
 from ..errors import MemoryNotFoundError, SharedMemoryLockedError, ToolError
-from ..sqlite_db import SqliteDatabase, fts_words, transaction, wipe_freed_pages
+from ..sqlite_db import SqliteDatabase, fts_words, transaction
 from .base import Memory, MemoryBackend, normalise_id
 
 T = TypeVar("T")
@@ -161,7 +161,7 @@ class SqliteMemory(MemoryBackend):
                 row = _changeable_row(conn, user_id, row_id, may_change_shared)
                 conn.execute("DELETE FROM memories WHERE id = ?", (row_id,))
             # The fact's words leave the index, the freed pages and the WAL.
-            wipe_freed_pages(conn, "memories_fts")
+            self._db.wipe_freed_pages(conn, "memories_fts")
             return _memory(row)
 
         return await self._run(run)
@@ -170,6 +170,11 @@ class SqliteMemory(MemoryBackend):
         """Close the database if this store opened it."""
         if self._owns_db:
             await self._db.async_close()
+
+    @property
+    def erasure_note(self) -> str:
+        """Whether a delete's words still wait to be overwritten on disk."""
+        return self._db.erasure_note
 
 
 def _visible_row(

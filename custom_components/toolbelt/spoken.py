@@ -1,0 +1,75 @@
+"""Toolbelt's own spoken sentences, in the conversation's language.
+
+The texts live in strings.json's "exceptions" (mirrored in translations/en.json,
+translated in translations/<language>.json). HA's translation cache serves them:
+a key a language lacks, or whose placeholders differ from English, is English.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import translation
+from homeassistant.util import language as language_util
+
+from .backend.errors import BackendError
+from .const import DOMAIN
+from .loop.phrasebook import PHRASE_KEYS, Phrasebook
+
+# The languages Toolbelt ships (read at import, which HA runs in its executor).
+LANGUAGES = tuple(
+    sorted(
+        path.stem for path in (Path(__file__).parent / "translations").glob("*.json")
+    )
+)
+
+
+class Phrases:
+    """Our sentences in one language, English where that language lacks one."""
+
+    def __init__(self, texts: Mapping[str, str], english: Mapping[str, str]) -> None:
+        """Both as HA's translation cache gives them (flat keys)."""
+        self._texts = texts
+        self._english = english
+
+    def say(self, key: str, **placeholders: str) -> str:
+        """The sentence ``key`` with its placeholders filled in."""
+        return self._texts[_message(key)].format(**placeholders)
+
+    def server_error(self, err: BackendError, kind: str) -> str:
+        """What the user hears when the model server failed: its kind, then why.
+
+        A sentence that fell back to English names the server in English too.
+        """
+        sentence = _message(err.key)
+        names = (
+            self._english
+            if self._texts[sentence] == self._english[sentence]
+            else self._texts
+        )
+        server = names[_message(f"server_name_{kind}")]
+        return self._texts[sentence].format(**err.placeholders, server=server)
+
+    def phrasebook(self) -> Phrasebook:
+        """The sentences the HA-free loop says itself."""
+        return Phrasebook(**{key: self.say(key) for key in PHRASE_KEYS})
+
+
+def _message(key: str) -> str:
+    return f"component.{DOMAIN}.exceptions.{key}.message"
+
+
+async def async_phrases(hass: HomeAssistant, language: str) -> Phrases:
+    """Our sentences in the shipped language closest to ``language``, else English."""
+    best = language_util.matches(language, LANGUAGES)
+    english = await translation.async_get_translations(
+        hass, "en", "exceptions", {DOMAIN}
+    )
+    if not best or best[0] == "en":
+        return Phrases(english, english)
+    texts = await translation.async_get_translations(
+        hass, best[0], "exceptions", {DOMAIN}
+    )
+    return Phrases(texts, english)

@@ -1,0 +1,81 @@
+"""Meituan LongCat-Flash: ``<longcat_tool_call>…</longcat_tool_call>``.
+
+Two bodies are written inside the tags: a JSON call object
+(``{"name": .., "arguments": {..}}``), or the GLM shape with LongCat's own tag
+names (``NAME<longcat_arg_key>k</longcat_arg_key><longcat_arg_value>v
+</longcat_arg_value>``), whose values are typed from the tool's schema. A
+block that is neither is refused, and never spoken.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, override
+
+from ..calls import Found, build_result
+from ..model import RejectedCall
+from ..prompting import json_catalog
+from ..scan import skip_ws, tag_blocks
+from ._markup import prefer_outside_reasoning, too_many
+from .base import Dialect
+from .glm import ArgTags, arg_tag_calls
+from .hermes import body_calls
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..model import ParseResult
+
+__all__ = ["LongCatDialect"]
+
+_OPEN = "<longcat_tool_call>"
+_CLOSE = "</longcat_tool_call>"
+_ARG_TAGS = ArgTags.named("longcat_tool_call", "longcat_arg_key", "longcat_arg_value")
+
+
+class LongCatDialect(Dialect):
+    """LongCat ``<longcat_tool_call>`` calls, JSON or key/value."""
+
+    name = "longcat"
+    markers = (_OPEN,)
+    triggers = (_OPEN,)
+
+    @override
+    def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        keyed = {span.start: span for span in arg_tag_calls(text, catalog, _ARG_TAGS)}
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
+            if too_many(found, text, start):
+                break
+            pos = skip_ws(text, body_start)
+            if start in keyed:
+                found.append(keyed[start])
+                continue
+            calls = None
+            if pos < body_end and text[pos] in "{[":
+                calls = body_calls(text, pos, body_end, catalog, "openai")
+            if calls:
+                found.extend(Found(start, end, call) for call in calls)
+            elif pos >= body_end:
+                found.append(Found(start, end, None))  # an empty block
+            else:
+                reason = "call is truncated" if body_end == end else "not a call"
+                found.append(
+                    Found(start, end, RejectedCall("", text[start:end], reason))
+                )
+        found = prefer_outside_reasoning(text, found)
+        return build_result(text, found, self.name, sanitize=self.sanitize)
+
+    def stop_sequences(self) -> list[str]:
+        """Stop after the call block; the parser needs no closer."""
+        return [_CLOSE]
+
+    @override
+    def system_prompt(self, catalog: Catalog) -> str:
+        return (
+            "You can call these functions, given as JSON signatures:\n"
+            f"{json_catalog(catalog)}\n\n"
+            "For each function call, write a JSON object with the function name"
+            f" and arguments inside {_OPEN}{_CLOSE} tags:\n"
+            f'{_OPEN}\n{{"name": "function_name", "arguments": {{"arg": "value"}}}}\n'
+            f"{_CLOSE}\n"
+            "If no function is needed, answer normally."
+        )

@@ -1,0 +1,80 @@
+"""Issue 23's model families of 2024-2026, as their engines' tests write them.
+
+Same schema as the dev corpus (``tests/fixtures/engine_families.jsonl``);
+every case goes through ``auto`` and through its family's preset, and the
+cases cover every family the issue names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from custom_components.toolbelt.toolcalls import resolve_dialect
+
+from .dialect_helpers import family_cases
+from .test_corpus import CATALOG, _check
+
+CASES = family_cases()
+
+# Fixture family -> our preset for that model family.
+FAMILY_PRESET = {
+    "olmo3": "olmo3",
+    "minicpm": "minicpm",
+    "gemma": "gemma",
+    "apriel": "apriel",
+    "hunyuan": "hunyuan",
+    "jamba": "jamba",
+    "functools": "phi4",
+    "longcat": "longcat",
+    "command_r": "command_r",
+    "glm": "glm",
+    "internlm": "internlm",
+    "gigachat": "gigachat",
+}
+
+
+def _params(preset_only: bool) -> list[Any]:
+    return [
+        pytest.param(case, id=case["id"])
+        for case in CASES
+        if not preset_only or case["family"] in FAMILY_PRESET
+    ]
+
+
+@pytest.mark.parametrize("case", _params(preset_only=False))
+def test_auto_chain(case: dict[str, Any]) -> None:
+    _check(case, resolve_dialect("auto").parse(case["raw"], CATALOG))
+
+
+@pytest.mark.parametrize("case", _params(preset_only=True))
+def test_family_preset(case: dict[str, Any]) -> None:
+    dialect = resolve_dialect(FAMILY_PRESET[case["family"]])
+    _check(case, dialect.parse(case["raw"], CATALOG))
+
+
+def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
+    """Guard against silently testing nothing, or a case with no provenance."""
+    assert len({c["id"] for c in CASES}) == len(CASES)
+    assert all(c["source"].strip() for c in CASES)
+    families = {c["family"] for c in CASES}
+    assert set(FAMILY_PRESET) | {"negative"} == families
+    prefixes = {c["id"].rsplit("-", 1)[0] for c in CASES}
+    assert {
+        "olmo3",
+        "minicpm",
+        "gemma4",
+        "apriel",
+        "phi4",
+        "longcat",
+        "cmda",
+    } <= prefixes
+    assert {
+        "glm47",
+        "hunyuan",
+        "jamba",
+        "internlm",
+        "gigachat",
+        "fence-example",
+    } <= prefixes
