@@ -549,7 +549,7 @@ def report() -> None:
         f"{'agent':<20} {'prompt+tools':>13} {'x core':>7} {'reuse':>7} {'ms/hop':>7}"
     )
     for label, chars, reuse, ms in rows:
-        print(f"{label:<20} {chars:>13,} {chars / core:>7.2f} {reuse:>7.1%} {ms:>7.2f}")
+        print(f"{label:<20} {chars:>13,} {chars / core:>7.3f} {reuse:>7.1%} {ms:>7.2f}")
     print()
     print(
         f"{'entities':>8} {'HA core':>8} {'Toolbelt':>9} {'x core':>7}"
@@ -557,8 +557,8 @@ def report() -> None:
     )
     for size, core_chars, auto, listed, large, reuse in size_rows:
         print(
-            f"{size:>8,} {core_chars:>8,} {auto:>9,} {auto / core_chars:>7.2f}"
-            f" {listed:>9,} {large:>8,} {large / core_chars:>7.2f} {reuse:>7.1%}"
+            f"{size:>8,} {core_chars:>8,} {auto:>9,} {auto / core_chars:>7.3f}"
+            f" {listed:>9,} {large:>8,} {large / core_chars:>7.3f} {reuse:>7.1%}"
         )
     print()
     report_formats()

@@ -256,6 +256,10 @@ STREAMS = {
     "tag prefixes, then call": ("hermes", "a <tool_ca " * (KB64 // 11) + _CALL),
     "leading whitespace": ("hermes", " \n" * (KB64 // 2) + "Hello."),
     "line of spaces": ("hermes", "Hello.\n" + " " * KB64),
+    # Openings a parser reads mid-text ([f( and {"name":) are watched everywhere.
+    "brackets in prose": ("pythonic", "see [a] {b} [1] and [x y] " * (KB64 // 26)),
+    "brackets never closed": ("hermes", "[{" * (KB64 // 2)),
+    "bracket, then spaces": ("hermes", "Hi [" + " " * KB64),
 }
 
 

@@ -69,6 +69,16 @@ class Raw:
     obj: Any
 
 
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """Put in a scripted chunk list: these bytes go on the wire as they are (no SSE
+    framing added), to script what no well-behaved server sends: a line that never
+    ends, characters JSON need not escape, any framing. Streamed replies only.
+    """
+
+    data: bytes
+
+
 @dataclass(slots=True)
 class RecordedRequest:
     """One request as the server received it, plus what it streamed back."""
@@ -101,7 +111,7 @@ class RecordedRequest:
 class _Reply:
     """One scripted answer, consumed by the next chat-completions request."""
 
-    deltas: list[dict[str, Any] | Pause | Raw] = field(default_factory=list)
+    deltas: list[dict[str, Any] | Pause | Raw | Wire] = field(default_factory=list)
     finish_reason: str | None = AUTO
     usage: dict[str, int] | None = None
     delay: float = 0.0
@@ -132,7 +142,18 @@ class OpenAIServer:
         """
         self.models = list(models)
         self.models_shape = models_shape
+        # The whole /v1/models body, sent as is when set (a hostile or huge list).
+        self.models_body: bytes | None = None
+        # JSON as Python writes it by default (non-ASCII escaped); False writes it
+        # as llama.cpp does, UTF-8 as is (U+2028 and U+0085 unescaped included).
+        self.ascii_json = True
         self.models_delay = 0.0
+        # Fields every /v1/models entry carries besides the OpenAI ones
+        # (vLLM's max_model_len, llama-server's meta).
+        self.model_fields: dict[str, Any] = {}
+        # JSON answers of the server's own API on its root, by path (Ollama's
+        # /api/ps and /api/show; bytes go out as they are); any other path is 404.
+        self.native: dict[str, Any] = {}
         # Seconds to keep a stream open after `data: [DONE]` (a buffering proxy).
         self.hold_open_after_done = 0.0
         self.require_api_key = require_api_key
@@ -154,11 +175,11 @@ class OpenAIServer:
 
     async def start(self) -> OpenAIServer:
         """Bind 127.0.0.1 on a free port and start serving."""
-        app = web.Application()
+        # Requests of any real size (aiohttp alone would refuse more than 1 MiB).
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/v1/models", self._handle_models)
         app.router.add_post("/v1/chat/completions", self._handle_chat)
-        # Ollama's own API: a keep-alive is a generate request without a prompt.
-        app.router.add_post("/api/generate", self._handle_generate)
+        app.router.add_route("*", "/{path:(?!v1/).*}", self._handle_native)
         # handler_cancellation: a client that gives up (timeout test) stops its handler.
         self._runner = web.AppRunner(
             app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None
@@ -212,7 +233,7 @@ class OpenAIServer:
 
     def reply(
         self,
-        chunks: Iterable[dict[str, Any] | Pause | Raw],
+        chunks: Iterable[dict[str, Any] | Pause | Raw | Wire],
         *,
         finish_reason: str | None = AUTO,
         usage: dict[str, int] | None = None,
@@ -225,7 +246,7 @@ class OpenAIServer:
         finish_reason: AUTO -> "tool_calls" if any delta has tool_calls, else "stop";
         None -> no finish chunk at all.
         """
-        deltas = [c if isinstance(c, Pause | Raw) else dict(c) for c in chunks]
+        deltas = [c if isinstance(c, Pause | Raw | Wire) else dict(c) for c in chunks]
         if role:
             first = next((d for d in deltas if isinstance(d, dict)), None)
             if first is None:
@@ -449,6 +470,8 @@ class OpenAIServer:
             return failure
         if self.models_delay and not await self._sleep(self.models_delay):
             return web.Response(status=503)
+        if self.models_body is not None:
+            return web.Response(body=self.models_body, content_type="application/json")
         shape = self.models_shape
         if shape == "html":
             return web.Response(
@@ -462,15 +485,29 @@ class OpenAIServer:
         if shape == "server_error":
             return web.json_response(_error_body("models broke", 500), status=500)
         data = [
-            {"id": m, "object": "model", "created": 0, "owned_by": "toolbelt-tests"}
+            {
+                "id": m,
+                "object": "model",
+                "created": 0,
+                "owned_by": "toolbelt-tests",
+                **self.model_fields,
+            }
             for m in self.models
         ]
         return web.json_response({"object": "list", "data": data})
 
-    async def _handle_generate(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
+    async def _handle_native(self, request: web.Request) -> web.StreamResponse:
+        """The server's own API (``native``): the answer set for the path."""
+        body = await request.json() if request.can_read_body else None
         self._record(request, body)
-        return web.json_response({"model": body.get("model"), "done": True})
+        if failure := self._auth_failure(request):
+            return failure
+        if request.path not in self.native:
+            return web.Response(status=404, text="404 page not found")
+        answer = self.native[request.path]
+        if isinstance(answer, bytes):  # sent as it is
+            return web.Response(body=answer, content_type="application/json")
+        return web.json_response(answer)
 
     async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -541,6 +578,9 @@ class OpenAIServer:
                 continue
             if isinstance(delta, Raw):
                 await resp.write(f"data: {json.dumps(delta.obj)}\n\n".encode())
+                continue
+            if isinstance(delta, Wire):
+                await resp.write(delta.data)
                 continue
             entries = [delta[_LOGPROB]] if _LOGPROB in delta else []
             chunk = {
@@ -637,8 +677,8 @@ class OpenAIServer:
         await resp.prepare(request)
         return resp
 
-    @staticmethod
     async def _send_chunk(
+        self,
         resp: web.StreamResponse,
         rec: RecordedRequest,
         chunk: dict[str, Any],
@@ -646,7 +686,8 @@ class OpenAIServer:
     ) -> None:
         if include_usage:
             chunk = {**chunk, "usage": None}
-        await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        text = json.dumps(chunk, ensure_ascii=self.ascii_json)
+        await resp.write(f"data: {text}\n\n".encode())
         rec.chunks.append(chunk)
         rec.chunk_times.append(time.monotonic())
 
@@ -704,7 +745,7 @@ def _completion(
     calls: dict[int, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
     for delta in reply.deltas:
-        if isinstance(delta, Pause | Raw):
+        if isinstance(delta, Pause | Raw | Wire):
             continue
         for key, value in delta.items():
             if key == _LOGPROB:

@@ -70,6 +70,7 @@ ARGUMENTS: dict[str, set[str]] = {
             "stream_error",
             "tool_parse",
             "bad_reply",
+            "reply_too_long",
             "broke_off",
         )
     },

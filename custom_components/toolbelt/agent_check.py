@@ -8,20 +8,33 @@ the agent created with the server; the agent flow for every later one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 import functools
+import json
 from typing import Any
 
+from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
+from homeassistant.util.ulid import ulid_now
 
 from . import compat
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import ServerKind
-from .const import CONF_LLM_HASS_API, DOMAIN
+from .client import async_read_context_size
+from .const import (
+    CONF_LARGE_HOME,
+    CONF_LLM_HASS_API,
+    CONF_MODEL,
+    CONF_PROMPT,
+    DEFAULT_LARGE_HOME,
+    DOMAIN,
+)
 from .entity import loop_settings
-from .ha_tools import PROBE_TOOL, plain_name
+from .ha_tools import PROBE_TOOL, device_guidance, plain_name
+from .large_home import FIND_DEVICES_TOOL, exposed_devices
 from .loop.format_choice import NATIVE_FORMATS
 from .loop.probe import (
     ConstraintReport,
@@ -30,6 +43,14 @@ from .loop.probe import (
     async_probe_tool_mode,
 )
 from .loop.tool_choice import TEXT_KINDS
+from .turn_prompt import turn_prompt
+
+# What a typical turn adds to the prompt before the answer: the user's words,
+# one tool call and its result (in tokens).
+TURN_TOKENS = 300
+# Characters per token, as a tokenizer splits English text and JSON on
+# average; the check estimates, the server counts.
+CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +60,65 @@ class AgentCheck:
     report: ProbeReport
     constraints: ConstraintReport
     text_mode: bool
+    context: ContextFit | None = None
+    """The context the server reports, against the agent's prompt; None if unknown."""
+
+    @property
+    def verdict(self) -> str:
+        """The tool mode in one sentence; then the context warning, if any."""
+        if self.context is None or self.context.fits:
+            return self.report.summary
+        return f"{self.report.summary}\n\n{self.context.warning}"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFit:
+    """Whether the agent's prompt, a typical turn and its answer fit the context."""
+
+    context: int
+    prompt_tokens: int
+    answer_tokens: int
+    server: str
+    hint: str
+    large_home: bool
+
+    @property
+    def needed(self) -> int:
+        """Tokens a typical turn's last request fills: prompt, turn and answer."""
+        return self.prompt_tokens + TURN_TOKENS + self.answer_tokens
+
+    @property
+    def fits(self) -> bool:
+        """True when a typical turn fits the reported context."""
+        return self.needed <= self.context
+
+    @property
+    def warning(self) -> str:
+        """What does not fit and what to change, for the check's form."""
+        other = (
+            "expose fewer entities to Assist"
+            if self.large_home
+            else "turn on large-home mode in the agent's options"
+        )
+        return (
+            f"Context too small: {self.server} gives this model"
+            f" {self.context:,} tokens, but the agent's prompt takes about"
+            f" {self.prompt_tokens:,}, and a typical turn ({TURN_TOKENS}) and its"
+            f" answer (up to {self.answer_tokens:,}) bring a request to about"
+            f" {self.needed:,}: turns will fail or lose the start of the prompt."
+            f" To fix it, {self.hint}, or {other}."
+        )
+
+
+def _llm_context(hass: HomeAssistant) -> llm.LLMContext:
+    """The context of a turn in the HA language, by no one in particular."""
+    return llm.LLMContext(
+        platform=DOMAIN,
+        context=Context(),
+        language=hass.config.language,
+        assistant=conversation.DOMAIN,
+        device_id=None,
+    )
 
 
 async def _async_agent_api(
@@ -48,15 +128,8 @@ async def _async_agent_api(
     apis = options.get(CONF_LLM_HASS_API) or []
     if not apis:
         return None
-    context = llm.LLMContext(
-        platform=DOMAIN,
-        context=Context(),
-        language=hass.config.language,
-        assistant="conversation",
-        device_id=None,
-    )
     try:
-        return await llm.async_get_api(hass, apis, context)
+        return await llm.async_get_api(hass, apis, _llm_context(hass))
     except HomeAssistantError:
         return None
 
@@ -82,16 +155,49 @@ async def async_tool_names(hass: HomeAssistant, options: dict[str, Any]) -> list
     return sorted({plain_name(t.name) for t in api.tools}) if api else []
 
 
+async def _async_prompt_chars(
+    hass: HomeAssistant, options: Mapping[str, Any]
+) -> tuple[int, bool]:
+    """Characters of the agent's first request (system prompt, rules and tools).
+
+    Built as a turn builds it; also whether large-home mode is on for this home.
+    """
+    mode = options.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME)
+    # A ChatLog of its own: no conversation is started, nothing is kept.
+    chat_log = conversation.ChatLog(hass, ulid_now())
+    try:
+        await chat_log.async_provide_llm_data(
+            _llm_context(hass),
+            options.get(CONF_LLM_HASS_API) or None,
+            options.get(CONF_PROMPT),
+        )
+    except conversation.ConverseError:
+        return 0, False
+    devices = exposed_devices(hass, conversation.DOMAIN) if chat_log.llm_api else []
+    prompt = turn_prompt(hass, chat_log, mode, devices)
+    system = "".join(
+        str(m.get("content") or "") for m in prompt.messages if m["role"] == "system"
+    )
+    names = [t["function"]["name"] for t in prompt.tools]
+    rules = device_guidance(names)
+    tools = json.dumps(prompt.tools, ensure_ascii=False, separators=(",", ":"))
+    chars = len(system) + len(rules) + (len(tools) if prompt.tools else 0)
+    return chars, FIND_DEVICES_TOOL in names
+
+
 async def async_check_agent(
     hass: HomeAssistant,
     backend: OpenAICompatBackend,
-    kind: ServerKind,
+    data: Mapping[str, Any],
     options: dict[str, Any],
 ) -> AgentCheck:
     """Probe the tool mode and the constraints this server kind may honour.
 
     Every probe is a turn's first request, with the agent's own settings.
+    Then the context the server reports (after the probes, which load the
+    model: Ollama reports a loaded model's) is held against the agent's prompt.
     """
+    kind = backend.kind
     settings = loop_settings(options, kind)
     tool = await async_probe_tool(hass, options)
     report = await async_probe_tool_mode(backend, settings, tool)
@@ -108,4 +214,29 @@ async def async_check_agent(
         constraints = await probe(kinds=native)
         if "tool_choice" not in constraints.honoured and text_kinds:
             constraints = constraints.merge(await probe(kinds=text_kinds))
-    return AgentCheck(report=report, constraints=constraints, text_mode=text_mode)
+    context = await _async_context_fit(hass, data, kind, options, settings.max_tokens)
+    return AgentCheck(report, constraints, text_mode, context)
+
+
+async def _async_context_fit(
+    hass: HomeAssistant,
+    data: Mapping[str, Any],
+    kind: ServerKind,
+    options: Mapping[str, Any],
+    answer_tokens: int,
+) -> ContextFit | None:
+    """The reported context against the agent's prompt; None when not reported."""
+    size = await async_read_context_size(
+        hass, data, kind, str(options.get(CONF_MODEL) or "")
+    )
+    if size is None:
+        return None
+    chars, large_home = await _async_prompt_chars(hass, options)
+    return ContextFit(
+        context=size,
+        prompt_tokens=-(-chars // CHARS_PER_TOKEN),
+        answer_tokens=answer_tokens,
+        server=kind.spoken,
+        hint=kind.context_hint,
+        large_home=large_home,
+    )

@@ -72,7 +72,7 @@ _DESCRIPTIONS = {
     "GetLiveContext": "Current state or value of devices and sensors.",
     "HassTurnOn": "Turns on, opens or presses a device (locks a lock).",
     "HassTurnOff": "Turns off or closes a device (unlocks a lock).",
-    "HassSetPosition": "Sets a cover's or valve's position.",
+    "HassSetPosition": "Sets a cover's or valve's position (100 = open).",
     "HassStopMoving": "Stops a moving cover or valve.",
     "HassLightSet": "Sets a light's brightness or color.",
     "GetDateTime": "Current date and time.",

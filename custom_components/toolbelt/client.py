@@ -6,11 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 import openai
 
+from .backend.context_size import async_context_size
 from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import PLACEHOLDER_API_KEY
+from .backend.servers import PLACEHOLDER_API_KEY, ServerKind
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -52,3 +54,25 @@ def _warm(client: openai.AsyncOpenAI) -> None:
     """What the SDK does lazily on first use, which would block the event loop."""
     client.platform_headers()
     _ = client.chat.completions, client.models
+
+
+async def async_read_context_size(
+    hass: HomeAssistant, data: Mapping[str, Any], kind: ServerKind, model: str
+) -> int | None:
+    """The context size the server reports for ``model``, with the entry's key.
+
+    None when this kind reports none, or the server did not say.
+    """
+    if not kind.context_sources:
+        return None
+    url = data[CONF_BASE_URL]
+    key = data.get(CONF_API_KEY)
+    basic = basic_auth_header(url)
+    authorization = basic or (f"Bearer {key}" if key else None)
+    return await async_context_size(
+        async_get_clientsession(hass),
+        kind.context_sources,
+        without_credentials(url),
+        model,
+        {"Authorization": authorization} if authorization else None,
+    )

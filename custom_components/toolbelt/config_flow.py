@@ -279,7 +279,8 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     {
                         "subentry_type": SUBENTRY_CONVERSATION,
                         "data": self._agent,
-                        "title": DEFAULT_AGENT_NAME,
+                        # Named after its model, as an added agent is.
+                        "title": self._agent.get(CONF_MODEL) or DEFAULT_AGENT_NAME,
                         "unique_id": None,
                     },
                     # As HA's own LLM integrations do: an AI task comes with it,
@@ -304,9 +305,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             self._agent.update(_checked(user_input))
         backend = await async_create_backend(self.hass, self._data)
-        check = await async_check_agent(
-            self.hass, backend, get_server_kind(self._server_kind), self._agent
-        )
+        check = await async_check_agent(self.hass, backend, self._data, self._agent)
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._agent)
         return _show_check(self, check, self._agent, tools, self._models)
@@ -583,7 +582,7 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
                 )
         runtime = self._get_entry().runtime_data
         check = await async_check_agent(
-            self.hass, runtime.backend, runtime.kind, self._options
+            self.hass, runtime.backend, self._get_entry().data, self._options
         )
         self._usable = check.constraints.honoured
         tools = await async_tool_names(self.hass, self._options)
@@ -707,7 +706,7 @@ def _show_check(
         ),
         description_placeholders={
             "model": str(options.get(CONF_MODEL) or ""),
-            "result": check.report.summary,
+            "result": check.verdict,
             "constraints": check.constraints.summary,
         },
     )

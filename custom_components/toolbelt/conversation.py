@@ -19,7 +19,6 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
-from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
 from .backend.base import CompletionRequest
 from .backend.errors import BackendError
 from .confirmations import async_confirmation
@@ -43,15 +42,16 @@ from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
-from .history import FailedTurn, chat_log_messages
-from .large_home import FIND_DEVICES_TOOL, ConversationHomes, HomeShape, LargeHome
-from .loop import Executor, ResultOut
+from .history import FailedTurn
+from .large_home import ConversationHomes
+from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .recognizer import IntentRecognizer, async_load_sentences
 from .spoken import Phrases, async_phrases
 from .toolcalls.prompting import result_text
-from .tools.api import async_record_call, drop_redundant_time
+from .tools.api import async_record_call
 from .tools.turn_history import async_record_turn
+from .turn_prompt import turn_prompt
 from .warmup import WarmUp
 
 
@@ -248,18 +248,6 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             chat_log.conversation_id,
             llm_api.llm_context.assistant if llm_api else None,
         )
-        shape = HomeShape.of(devices)
-        # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
-        tools = (
-            [
-                compact_tool(
-                    compat.tool_to_openai(tool, llm_api.custom_serializer), shape
-                )
-                for tool in drop_redundant_time(llm_api.tools)
-            ]
-            if llm_api
-            else []
-        )
         handoff = Handoff(
             self.hass,
             self.entity_id,
@@ -267,32 +255,14 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             user_input,
             chat_log.conversation_id,
         )
-        own: dict[str, Executor] = {}
-        if handoff.offered:
-            tools.append(handoff.openai_tool())
-            own[HANDOFF_TOOL] = handoff
-        # Every tool a prompt or a description names is named as it is sent.
-        names = tuple(tool["function"]["name"] for tool in tools)
-        tools = described_as_sent(tools, names)
-        large_home = LargeHome.for_turn(
+        prompt = turn_prompt(
             self.hass,
+            chat_log,
             self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
             devices,
+            [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else [],
         )
-        messages = chat_log_messages(chat_log.content)
-        if messages and messages[0].get("role") == "system":
-            index = large_home.index if large_home else None
-            system = compact_system_prompt(
-                messages[0]["content"],
-                llm_api.api_prompt if llm_api else "",
-                names,
-                index,
-            )
-            messages[0] = {**messages[0], "content": system}
-            # The lookup comes with the index, where HA's device list was found.
-            if large_home and index and index in system:
-                tools.append(large_home.openai_tool())
-                own[FIND_DEVICES_TOOL] = large_home
+        messages, tools, own = prompt.messages, prompt.tools, prompt.own
         executor = HAExecutor(llm_api, own)
         return executor, messages, tools
 

@@ -120,18 +120,15 @@ def device_guidance(tool_names: Iterable[str]) -> str:
     if not any(name.startswith("Hass") for name in tools):
         return ""
     lines = [
-        "Device rules: one tool call per device; never say a device changed"
-        " unless a tool result confirms it."
+        "Device rules: one call per device; report a change only if a tool"
+        " result confirms it."
     ]
-    on, off, position = (
-        tools.get("HassTurnOn"),
-        tools.get("HassTurnOff"),
-        tools.get("HassSetPosition"),
-    )
-    if on and off:
-        cover = f"Covers: {on} opens, {off} closes"
-        cover += f", {position} sets 0-100 (100 = open)." if position else "."
-        lines.append(cover)
+    # HA offers HassSetPosition only when a cover or valve is exposed: without
+    # one the line would say nothing the home needs. Positions are in the
+    # tool's description (assist_prompt.py).
+    on, off = tools.get("HassTurnOn"), tools.get("HassTurnOff")
+    if on and off and "HassSetPosition" in tools:
+        lines.append(f"Covers: {on} opens, {off} closes.")
     return "\n".join(lines)
 
 

@@ -21,12 +21,20 @@ from custom_components.toolbelt.backend.errors import (
     BackendAuthError,
     BackendBadRequestError,
     BackendConnectionError,
+    BackendReplyTooLargeError,
     BackendResponseError,
     BackendServerError,
     BackendTimeoutError,
 )
-from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
-from tests.openai_server import OpenAIServer, Pause, Raw
+from custom_components.toolbelt.backend.openai_compat import (
+    MAX_BODY_BYTES,
+    MAX_EVENT_CHARS,
+    MAX_MODEL_ID_CHARS,
+    MAX_MODELS,
+    MAX_REPLY_CHARS,
+    OpenAICompatBackend,
+)
+from tests.openai_server import OpenAIServer, Pause, Raw, Wire
 
 from .common import LABEL, ask, collect, collect_until_error, open_backend
 
@@ -594,3 +602,144 @@ async def test_list_models_times_out(
         await backend.list_models()
 
     assert time.monotonic() - start < 1.5
+
+
+async def test_list_models_keeps_only_ids_a_request_and_a_file_can_carry(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    """A lone surrogate cannot be encoded (nor saved by HA), an over-long id is
+    no model name: both are left out, as are repeats; the rest keep their order."""
+    openai_server.models = [
+        "evil\ud800model",
+        "qwen3:4b",
+        "x" * (MAX_MODEL_ID_CHARS + 1),
+        "",
+        "qwen3:4b",
+        "llama3.2:3b",
+    ]
+
+    assert await backend.list_models() == ["qwen3:4b", "llama3.2:3b"]
+
+
+async def test_list_models_keeps_at_most_the_limit(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    openai_server.models = [f"model-{i}" for i in range(MAX_MODELS + 50)]
+
+    models = await backend.list_models()
+
+    assert models == [f"model-{i}" for i in range(MAX_MODELS)]
+
+
+async def test_list_models_stops_reading_a_body_past_the_limit(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    entry = {"id": "m", "object": "model", "description": "x" * 1000}
+    body = json.dumps({"object": "list", "data": [entry] * 10_000}).encode()
+    assert len(body) > 2 * MAX_BODY_BYTES
+    openai_server.models_body = body
+
+    with pytest.raises(BackendReplyTooLargeError) as err:
+        await backend.list_models()
+
+    assert err.value.reason == "sent a reply that was too long"
+
+
+# -- what the stream may hold ------------------------------------------------------------
+
+
+def _event(content: str) -> bytes:
+    chunk = {"choices": [{"index": 0, "delta": {"content": content}}]}
+    return json.dumps(chunk, ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("end", ["\n", "\r", "\r\n"])
+async def test_sse_lines_end_only_at_cr_lf_or_crlf(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, end: str
+) -> None:
+    """U+2028, U+2029, U+0085, VT and FF are text inside an event, whatever the
+    line ending, also when a CRLF or a character is cut between two reads."""
+    text = "a\u2028b\u2029c\x85d\x0be\x0cf é"
+    eol = end.encode()
+    wire = b"data: " + _event(text) + eol + eol + b"data: " + _event("!") + eol + eol
+    cut = wire.index("é".encode()) + 1  # inside the two bytes of "é"
+    crlf = wire.index(eol, cut) + 1  # between CR and LF
+    openai_server.reply(
+        [Wire(wire[:cut]), Wire(wire[cut:crlf]), Wire(wire[crlf:])],
+        finish_reason=None,
+        role=False,
+    )
+
+    deltas = await collect(backend, ask())
+
+    assert _text(deltas) == text + "!"
+
+
+async def test_a_line_past_the_limit_ends_the_reply_as_too_long(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    piece = 256 * 1024
+    openai_server.reply(
+        [
+            Wire(b'data: {"choices": [{"delta": {"content": "'),
+            *[Wire(b"a" * piece)] * (MAX_EVENT_CHARS // piece + 2),
+            Pause(30),  # a server that would go on: the limit ends it, not the timeout
+        ],
+        finish_reason=None,
+        role=False,
+    )
+    start = time.monotonic()
+
+    _, err = await collect_until_error(backend, ask(timeout=20))
+
+    assert isinstance(err, BackendReplyTooLargeError)
+    assert str(err).startswith(f"{LABEL} sent a reply that was too long")
+    assert time.monotonic() - start < 10
+
+
+async def test_an_event_of_many_lines_past_the_limit_is_too_long(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    line = b"data: " + b"a" * 1000 + b"\n"
+    openai_server.reply(
+        [Wire(line * 64)] * (MAX_EVENT_CHARS // 64_000 + 2),
+        finish_reason=None,
+        role=False,
+    )
+
+    _, err = await collect_until_error(backend, ask())
+
+    assert isinstance(err, BackendReplyTooLargeError)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_reply_past_the_limit_is_too_long(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend, stream: bool
+) -> None:
+    """Text, reasoning and call arguments count together, streamed or not."""
+    piece = "x" * 10_000
+    count = MAX_REPLY_CHARS // len(piece) // 3 + 1
+    openai_server.reply(
+        [{"reasoning_content": piece}] * count
+        + [{"content": piece}] * count
+        + [
+            {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f"}}]},
+            *[{"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}] * count,
+        ]
+    )
+
+    received, err = await collect_until_error(backend, ask(stream=stream))
+
+    assert isinstance(err, BackendReplyTooLargeError)
+    streamed = sum(len(getattr(d, "text", None) or "") for d in received)
+    assert streamed <= MAX_REPLY_CHARS
+
+
+async def test_a_whole_body_past_the_limit_is_too_long(
+    openai_server: OpenAIServer, backend: OpenAICompatBackend
+) -> None:
+    """A reply asked for without streaming is read up to the body limit only."""
+    openai_server.reply([{"content": "Hi"}, {"refusal": "y" * MAX_BODY_BYTES}])
+
+    with pytest.raises(BackendReplyTooLargeError):
+        await collect(backend, ask(stream=False))

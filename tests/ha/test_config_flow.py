@@ -111,7 +111,9 @@ async def test_success_creates_entry_and_default_agent(
     assert agent.data[CONF_MODEL] == "qwen3:8b"
     assert agent.data[CONF_LLM_HASS_API] == [llm.LLM_API_ASSIST]
     assert agent.data[CONF_TOOL_FORMAT] == "auto"
-    assert hass.states.get("conversation.toolbelt_agent") is not None
+    # Named after the model it was checked with, as an added agent is.
+    assert agent.title == "qwen3:8b"
+    assert hass.states.get("conversation.qwen3_8b") is not None
     # An AI task comes with the server, as with HA's own LLM integrations.
     assert task.subentry_type == "ai_task_data"
     assert task.title == "Toolbelt AI Task"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 import json
 import logging
+import re
 
 from homeassistant import config_entries
 from homeassistant.core import HomeAssistant
@@ -144,7 +145,8 @@ async def test_required_on_the_first_request_makes_a_chatty_model_act(
     server = llama.serve(CHATTY)
     entry = await _add(hass, server)
     result = await async_converse(hass, "turn on the kitchen light")
-    assert speech(result) == "Sure, I can do that."
+    # Chat without a call: the honesty guard says what happened.
+    assert speech(result) == "Sorry, I did not do that: nothing was changed."
     assert _light(hass) == "off"
 
     await hass.config_entries.async_remove(entry.entry_id)
@@ -273,6 +275,31 @@ async def test_the_check_in_each_mode(
     assert text["description_placeholders"]["result"] == (
         "Text tool calls: the model wrote a hermes call and Toolbelt read it."
     )
+
+
+async def test_the_check_says_when_the_prompt_does_not_fit_the_context(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """llama-server started with -c 1024 reports it in /v1/models meta.n_ctx.
+
+    At 4096 the same agent fits: test_the_check_in_each_mode sees no warning.
+    """
+    entry = await _add(hass, llama.serve(ACTS, context=1024))
+
+    check = await _check(hass, entry, **{CONF_TOOL_FORMAT: "auto"})
+
+    summary, warning = check["description_placeholders"]["result"].split("\n\n")
+    assert summary == "Native tool calls: the server returned a structured call."
+    assert re.fullmatch(
+        r"Context too small: the llama\.cpp server gives this model 1,024 tokens,"
+        r" but the agent's prompt takes about [\d,]+, and a typical turn \(300\)"
+        r" and its answer \(up to 1,024\) bring a request to about [\d,]+: turns"
+        r" will fail or lose the start of the prompt\. To fix it, start"
+        r" llama-server with a larger context \(-c 8192; with --parallel N each"
+        r" slot gets 1/N of it\), or turn on large-home mode in the agent's"
+        r" options\.",
+        warning,
+    ), warning
 
 
 async def test_the_check_stores_only_what_llama_cpp_accepts_with_tools(

@@ -260,3 +260,34 @@ async def test_a_harmony_final_written_beside_a_call_is_never_spoken(
     assert guess not in streamed_text(deltas)
     # The model reads its own result, not the guess it made before it.
     assert openai_server.requests[1].messages[-1]["role"] == "tool"
+
+
+@pytest.mark.parametrize(
+    ("reply", "before"),
+    [
+        ('Sure![HassTurnOn(name="Kitchen light")]It is on.', "Sure!"),
+        (
+            '# Too{\n"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}',
+            "# Too",
+        ),
+    ],
+)
+async def test_a_call_after_prose_on_the_same_line_runs_and_is_never_spoken(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    reply: str,
+    before: str,
+) -> None:
+    """TTS hears the prose before the call and the answer after it, never the call."""
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_text(reply, chunks=list(reply))
+    openai_server.reply_text(ANSWER)
+
+    result, deltas = await async_converse_streamed(hass, "turn on the kitchen light")
+
+    assert hass.states.get("light.kitchen_light").state == "on"
+    assert speech(result) == ANSWER
+    assert streamed_text(deltas) == before + ANSWER
+    calls = openai_server.requests[1].messages[-2]["tool_calls"]
+    assert [bare(c["function"]["name"]) for c in calls] == ["HassTurnOn"]

@@ -21,6 +21,7 @@ from custom_components.toolbelt.toolcalls import (
     parse,
 )
 from custom_components.toolbelt.toolcalls.dialects.native import from_openai_tool_calls
+from custom_components.toolbelt.toolcalls.model import MAX_CALLS, TOO_MANY_CALLS
 from tests.toolcalls.dialect_helpers import catalog
 
 CATALOG = catalog()
@@ -430,6 +431,29 @@ def test_native_string_and_object_arguments_and_ids() -> None:
     assert [r.reason for r in result.rejected] == ["unknown tool: rm_rf"]
     assert result.content == "On it."
     assert result.text_parsed is False
+
+
+def test_native_ids_a_request_could_not_carry_back_are_replaced() -> None:
+    """A repeated id, one with a lone surrogate or an absurdly long one gets a
+    fresh id: each result must find its call, and the next request must encode."""
+    on = {"name": "HassTurnOn", "arguments": '{"name": "kitchen light"}'}
+    ids = ["call_1", "call_1", "bad\ud800id", "x" * 129, "call_2"]
+    result = from_openai_tool_calls([{"id": i, "function": on} for i in ids], CATALOG)
+    got = [c.id for c in result.calls]
+    assert got[0] == "call_1"
+    assert got[4] == "call_2"
+    assert len(set(got)) == 5
+    assert all(len(i) <= 128 and i.isascii() for i in got)
+
+
+def test_native_calls_past_the_reply_limit_are_one_refusal() -> None:
+    """As in every text format: the first MAX_CALLS are read, the rest refused."""
+    on = {"name": "HassTurnOn", "arguments": '{"name": "kitchen light"}'}
+    result = from_openai_tool_calls(
+        [{"id": f"c{i}", "function": on} for i in range(10_000)], CATALOG
+    )
+    assert len(result.calls) == MAX_CALLS
+    assert [r.reason for r in result.rejected] == [TOO_MANY_CALLS]
 
 
 def test_native_sdk_objects() -> None:

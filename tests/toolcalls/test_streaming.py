@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
 from custom_components.toolbelt.toolcalls import (
@@ -11,6 +12,7 @@ from custom_components.toolbelt.toolcalls import (
     reasoning,
     resolve_dialect,
 )
+from custom_components.toolbelt.toolcalls.openers import JSON_CALL, PYTHON_LIST
 from custom_components.toolbelt.toolcalls.registry import (
     detector_for,
     dialect_names,
@@ -388,3 +390,163 @@ def test_react_streams_a_long_plain_answer_after_the_thought_bound() -> None:
     assert len(early) > 200
     assert answer.startswith(early)
     assert (early + detector.finish()).strip() == answer.strip()
+
+
+# -- a call after prose, on the same line (issue 22 item 5) ---------------------------
+# Every shape a final parse reads as a call, wherever it stands in the reply.
+_ARGS = '{"name": "Kitchen light"}'
+CALL_SHAPES = {
+    "python": '[HassTurnOn(name="Kitchen light")]',
+    "python_two": '[HassTurnOn(name="Kitchen light"), HassTurnOff(name="Porch")]',
+    "python_spaced": '[ HassTurnOn (name="Kitchen light") ]',
+    "python_prefixed": '[functions.HassTurnOn(name="Kitchen light")]',
+    "python_multiline": '[\n  HassTurnOn(name="Kitchen light")\n]',
+    "json": f'{{"name": "HassTurnOn", "arguments": {_ARGS}}}',
+    "json_parameters": f'{{"name": "HassTurnOn", "parameters": {_ARGS}}}',
+    "json_spaced": f'{{ "name" : "HassTurnOn", "arguments": {_ARGS}}}',
+    "json_multiline": f'{{\n  "name": "HassTurnOn",\n  "arguments": {_ARGS}\n}}',
+    "json_function": f'{{"function": {{"name": "HassTurnOn", "arguments": {_ARGS}}}}}',
+    "json_list": f'[{{"name": "HassTurnOn", "arguments": {_ARGS}}}]',
+    "json_list_spaced": f'[ \n {{"name": "HassTurnOn", "arguments": {_ARGS}}} ]',
+    "fence": f'```json\n{{"name": "HassTurnOn", "arguments": {_ARGS}}}\n```',
+    "fence_inline": f'```json{{"name": "HassTurnOn", "arguments": {_ARGS}}}```',
+    "hermes": f'<tool_call>{{"name": "HassTurnOn", "arguments": {_ARGS}}}</tool_call>',
+    "mistral": f'[TOOL_CALLS][{{"name": "HassTurnOn", "arguments": {_ARGS}}}]',
+    "llama_tag": f'<|python_tag|>{{"name": "HassTurnOn", "parameters": {_ARGS}}}',
+    "functools": f'functools[{{"name": "HassTurnOn", "arguments": {_ARGS}}}]',
+    "react": f"Action: HassTurnOn\nAction Input: {_ARGS}",
+}
+# What a model writes before a call: the issue's own ("Sure!", "# Too", a
+# half-written label), punctuation a bracket may follow, invisible characters.
+BEFORE = [
+    "",
+    "Sure!",
+    "Sure! ",
+    "# Too",
+    "Okay:",
+    "OK -",
+    "Done.\n",
+    "(",
+    "`",
+    "«",
+    "Sure!\u200b",
+    "1.",
+    "Here:\t",
+    "Sure!\u2028",
+    "Thou",
+    "See [1] and",
+]
+JOINERS = ["", " ", "\n", "\t", "  "]
+AFTER = ["", "It is on.", " It is on.", "\nIt is on.", " [2]"]
+STREAM_DIALECTS = ["auto", *(n for n in dialect_names() if n != "native")]
+prose_words = st.text(
+    alphabet=st.characters(
+        whitelist_categories=("Lu", "Ll", "Nd", "Zs"), whitelist_characters=".,!?:-'"
+    ),
+    max_size=40,
+)
+
+
+def _feed(parser, text: str, sizes: list[int]) -> str:
+    detector = detector_for(parser, CATALOG)
+    out: list[str] = []
+    pos = index = 0
+    while pos < len(text):
+        size = sizes[index % len(sizes)]
+        out.append(detector.feed(text[pos : pos + size]))
+        pos, index = pos + size, index + 1
+    out.append(detector.finish())
+    return "".join(out)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    dialect=st.sampled_from(STREAM_DIALECTS),
+    shape=st.sampled_from(sorted(CALL_SHAPES)),
+    before=st.one_of(st.sampled_from(BEFORE), prose_words),
+    joiner=st.sampled_from(JOINERS),
+    after=st.one_of(st.sampled_from(AFTER), prose_words),
+    sizes=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=6),
+)
+def test_what_streams_never_holds_a_call_and_begins_the_final_content(
+    dialect: str, shape: str, before: str, joiner: str, after: str, sizes: list[int]
+) -> None:
+    """For every reply: the streamed text holds nothing the final parse reads as
+    a call, and it is a beginning of the content the final parse keeps."""
+    parser = resolve_dialect("auto") if dialect == "auto" else get_dialect(dialect)
+    call = CALL_SHAPES[shape]
+    reply = before + joiner + call + (joiner if after else "") + after
+    result = parser.parse(reply, CATALOG)
+    released = _feed(parser, reply, sizes)
+
+    if result.calls or result.rejected:
+        assert "HassTurnOn" not in released, (reply, released)
+        assert "Kitchen light" not in released, (reply, released)
+    if dialect == "auto" and shape == "react":
+        # See _LEAD_STREAMS: under auto an unlabelled leading thought streams.
+        return
+    assert _ws(result.content).startswith(_ws(released)), (reply, released)
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+@pytest.mark.parametrize("dialect", ["auto", "pythonic", "hermes"])
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        ('Sure![HassTurnOn(name="Kitchen light")]It is on.', "Sure!"),
+        (
+            '# Too{\n"name": "HassTurnOn", "arguments": {"name": "Kitchen light"}}',
+            "# Too",
+        ),
+        ('Sure! [{"name": "HassTurnOn", "arguments": {}}]', "Sure! "),
+    ],
+)
+def test_a_call_after_prose_on_the_same_line_is_not_streamed(
+    reply: str, shown: str, dialect: str, size: int
+) -> None:
+    parser = resolve_dialect("auto") if dialect == "auto" else get_dialect(dialect)
+    assert _feed(parser, reply, [size]) == shown
+
+
+def test_an_ordinary_bracket_is_held_only_until_it_cannot_open_a_call() -> None:
+    """``[`` or ``{`` waits for the next characters: a digit, a quote, a letter
+    after ``{``, a second word after ``[`` release it."""
+    detector = detector_for(resolve_dialect("auto"), CATALOG)
+    assert detector.feed("See [") == "See "
+    assert detector.feed("1] and ") == "[1] and "
+    assert detector.feed('["') == '["'
+    assert detector.feed('kitchen"] or {b') == 'kitchen"] or {b'
+    assert detector.feed("} and [the") == "} and "
+    assert detector.feed(" docs] ok ") == "[the docs] ok "
+    assert detector.feed('{"na') == ""
+    assert detector.feed('rrator": 1}. ') == '{"narrator": 1}. '
+    assert not detector.holding
+    assert detector.feed(" [HassTurnOn(") == " "
+    assert detector.holding
+
+
+def test_an_undecided_opening_longer_than_the_bound_holds_the_rest() -> None:
+    detector = detector_for(resolve_dialect("auto"), CATALOG)
+    assert detector.feed("Look: [" + "a" * 300) == "Look: "
+    assert detector.holding
+    assert detector.finish() == ""
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(
+        alphabet='[{ \n\t"namefuctio:(x_.1]}',
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_every_beginning_of_an_inline_opening_may_still_become_it(text: str) -> None:
+    """The detector releases a bracket only once its ``partial`` fails, so every
+    proper prefix of a ``full`` match must fullmatch ``partial``."""
+    for opener in (JSON_CALL, PYTHON_LIST):
+        match = opener.full.match(text)
+        if match is None:
+            continue
+        assert text[0] in opener.first
+        for end in range(1, match.end()):
+            assert opener.partial.fullmatch(text[:end]), (text, end)

@@ -71,6 +71,9 @@ class MappedResolver(AbstractResolver):
         ("http://[::ffff:c0a8:101]/", "IPv4-mapped"),
         ("http://[::8.8.8.8]/", "IPv4-compatible"),
         ("http://[::7f00:1]/", "IPv4-compatible"),
+        # IPv4-translated (SIIT, RFC 7915): a translator may reach 127.0.0.1.
+        ("http://[::ffff:0:7f00:1]/", "IPv4-translated"),
+        ("http://[::ffff:0:808:808]/", "IPv4-translated"),
         ("http://[fec0::1]/", "site-local"),
         ("http://[feff:ffff::1]/", "site-local"),
         # NAT64 and 6to4 are judged by the IPv4 host they reach.

@@ -149,3 +149,10 @@ class BackendResponseError(BackendError):
 
     default_reason = "sent a reply that could not be read"
     default_key = "server_bad_reply"
+
+
+class BackendReplyTooLargeError(BackendResponseError):
+    """The answer went past a size limit (a line that never ends, an endless reply)."""
+
+    default_reason = "sent a reply that was too long"
+    default_key = "server_reply_too_long"

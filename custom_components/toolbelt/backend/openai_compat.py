@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 import contextlib
 import json
+import logging
 import math
 from typing import Any
 
@@ -18,6 +19,7 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from ..surrogates import mend_surrogates
 from .base import (
     DEFAULT_REQUEST_TIMEOUT,
     CompletionRequest,
@@ -36,6 +38,7 @@ from .errors import (
     BackendConnectionError,
     BackendContextOverflowError,
     BackendError,
+    BackendReplyTooLargeError,
     BackendResponseError,
     BackendServerError,
     BackendTimeoutError,
@@ -48,10 +51,24 @@ from .sdk_compat import (
     TRANSPORT_ERRORS,
 )
 from .servers import ServerKind, get_server_kind, is_tool_parse_error
-from .sse import DONE, sse_data
+from .sse import DONE, EventTooLargeError, sse_data, sse_lines
 from .status import is_context_overflow, retry_after
 
+_LOGGER = logging.getLogger(__name__)
+
 LIST_MODELS_TIMEOUT = 10.0
+# Sizes no real server reaches and a hostile one may not exceed. A reply (its
+# text, reasoning and tool-call arguments together): nearly 8 characters per
+# token of the longest answer an agent may ask for (32,768 tokens).
+MAX_REPLY_CHARS = 256_000
+# One server-sent event (its data lines together, each line too).
+MAX_EVENT_CHARS = 2 * 1024 * 1024
+# A body read whole: a reply asked for without streaming, the model list.
+MAX_BODY_BYTES = 4 * 1024 * 1024
+# The model list: ids kept, and the longest id kept (llama-server lists the
+# model file's path).
+MAX_MODELS = 1000
+MAX_MODEL_ID_CHARS = 1024
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 # Alternatives read per token, whatever a server sends (we ask for at most 20).
 _MAX_TOP_LOGPROBS = 32
@@ -127,22 +144,35 @@ class OpenAICompatBackend:
         # (see sse.py for why), so its own stream iterator never starts.
         response = stream.response
         reader = _ChunkReader(self.kind.reasoning_fields)
-        payloads = sse_data(response.aiter_lines())
+        body = response.aiter_bytes()
+        lines = sse_lines(body, MAX_EVENT_CHARS)
+        payloads = sse_data(lines, MAX_EVENT_CHARS)
         try:
             while True:
                 # A fresh deadline scope per read: the scope must never span a yield.
                 try:
                     async with asyncio.timeout_at(deadline):
                         payload = await anext(payloads, None)
+                except EventTooLargeError as err:
+                    raise BackendReplyTooLargeError(
+                        self.label, detail=str(err)
+                    ) from err
                 except _SOURCE_ERRORS as err:
                     raise self._translate(err) from err
                 if payload is None or payload == DONE:
                     break
-                for delta in reader.read(self._chunk(payload)):
+                deltas = reader.read(self._chunk(payload))
+                self._check_size(reader.chars)
+                for delta in deltas:
                     yield delta
+                # One network read may hold hundreds of events: let the rest of
+                # Home Assistant run between them.
+                await asyncio.sleep(0)
         finally:
             await response.aclose()
-            await _finish_reading(payloads)
+            # From the top: a generator that raised left those below it open.
+            for source in (payloads, lines, body):
+                await _finish_reading(source)
         if not reader.chunks:
             raise BackendResponseError(
                 self.label, detail="the stream held no chat.completion.chunk"
@@ -169,38 +199,68 @@ class OpenAICompatBackend:
         return ChatCompletionChunk.construct(**data)
 
     async def _whole(self, params: dict[str, Any]) -> AsyncGenerator[Delta]:
-        try:
-            async with asyncio.timeout(params["timeout"]):
-                completion = await self._client.chat.completions.create(**params)
-        except _SOURCE_ERRORS as err:
-            raise self._translate(err) from err
-        choices = (
-            getattr(completion, "choices", None)
-            if isinstance(completion, ChatCompletion)
-            else None
+        create = self._client.chat.completions.with_streaming_response.create
+        data = await self._read_json(create(**params), params["timeout"])
+        completion = (
+            ChatCompletion.construct(**data) if isinstance(data, dict) else data
         )
+        choices = getattr(completion, "choices", None)
         message = getattr(choices[0], "message", None) if choices else None
         if message is None:
             raise BackendResponseError(self.label, detail=_describe(completion))
+        deltas: list[Delta] = []
         if reasoning := _reasoning(message, self.kind.reasoning_fields):
-            yield ReasoningDelta(reasoning)
+            deltas.append(ReasoningDelta(reasoning))
         content = getattr(message, "content", None)
         if isinstance(content, str) and content:
-            yield TextDelta(content)
+            deltas.append(TextDelta(content))
         if logprobs := _logprobs(choices[0]):
-            yield logprobs
+            deltas.append(logprobs)
         for index, call in enumerate(getattr(message, "tool_calls", None) or ()):
             function = getattr(call, "function", None)
-            yield ToolCallDelta(
-                index=index,
-                id=getattr(call, "id", None) or None,
-                name=getattr(function, "name", None) or None,
-                arguments=_arguments_text(getattr(function, "arguments", None)),
+            deltas.append(
+                ToolCallDelta(
+                    index=index,
+                    id=getattr(call, "id", None) or None,
+                    name=getattr(function, "name", None) or None,
+                    arguments=_arguments_text(getattr(function, "arguments", None)),
+                )
             )
+        self._check_size(sum(map(_size, deltas)))
+        for delta in deltas:
+            yield delta
         yield Finish(
             getattr(choices[0], "finish_reason", None) or None,
             _usage(getattr(completion, "usage", None)),
         )
+
+    def _check_size(self, chars: int) -> None:
+        """A reply past ``MAX_REPLY_CHARS`` ends here, before any of its excess."""
+        if chars > MAX_REPLY_CHARS:
+            raise BackendReplyTooLargeError(
+                self.label, detail=f"a reply longer than {MAX_REPLY_CHARS} characters"
+            )
+
+    async def _read_json(
+        self, request: Any, seconds: float, not_json: str | None = None
+    ) -> Any:
+        """The JSON body of an SDK ``with_streaming_response`` request, read up to
+        ``MAX_BODY_BYTES`` within ``seconds``. A body that is not JSON is a
+        BackendResponseError (``not_json`` its reason); SDK and HTTP errors are
+        translated."""
+        try:
+            async with asyncio.timeout(seconds), request as raw:
+                body = await _read_body(raw.http_response, self.label)
+        except BackendError:
+            raise
+        except _SOURCE_ERRORS as err:
+            raise self._translate(err) from err
+        try:
+            return json.loads(body)
+        except ValueError as err:
+            raise BackendResponseError(
+                self.label, not_json, detail=f"the body is not JSON: {body[:200]!r}"
+            ) from err
 
     # -- models --------------------------------------------------------------------
 
@@ -210,19 +270,13 @@ class OpenAICompatBackend:
         Bounded by `self.list_models_timeout` (the config flow may lower it).
         """
         timeout = self.list_models_timeout
+        request = self._client.models.with_streaming_response.list(timeout=timeout)
         try:
-            async with asyncio.timeout(timeout):
-                raw = await self._client.models.with_raw_response.list(timeout=timeout)
-        except openai.NotFoundError as err:
+            body = await self._read_json(request, timeout, not_json=_NOT_OPENAI)
+        except BackendBadRequestError as err:
+            if err.status != 404:
+                raise
             raise BackendResponseError(self.label, _NOT_OPENAI, detail="404") from err
-        except _SOURCE_ERRORS as err:
-            raise self._translate(err) from err
-        try:
-            body = json.loads(raw.http_response.content)
-        except ValueError as err:
-            raise BackendResponseError(
-                self.label, _NOT_OPENAI, detail="/models is not JSON"
-            ) from err
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list) or not all(
             isinstance(m, dict) and isinstance(m.get("id"), str) for m in data
@@ -230,7 +284,17 @@ class OpenAICompatBackend:
             raise BackendResponseError(
                 self.label, _NOT_OPENAI, detail=f"/models gave {str(body)[:200]}"
             )
-        return list(dict.fromkeys(m["id"] for m in data))
+        ids = dict.fromkeys(m["id"] for m in data)
+        kept = [i for i in ids if _storable_id(i)]
+        if len(kept) < len(ids):
+            _LOGGER.warning(
+                "%s lists %d model ids that are empty, longer than %d characters or"
+                " not valid text (a lone surrogate); they are left out",
+                self.label,
+                len(ids) - len(kept),
+                MAX_MODEL_ID_CHARS,
+            )
+        return kept[:MAX_MODELS]
 
     async def keep_alive(self, model: str, seconds: int) -> None:
         """Tell the server how long to keep ``model`` loaded (-1: always).
@@ -299,11 +363,12 @@ class OpenAICompatBackend:
 class _ChunkReader:
     """Turns chat.completion.chunk objects into deltas; remembers finish and usage."""
 
-    __slots__ = ("_fields", "_started", "chunks", "finish_reason", "usage")
+    __slots__ = ("_fields", "_started", "chars", "chunks", "finish_reason", "usage")
 
     def __init__(self, reasoning_fields: tuple[str, ...]) -> None:
         self._fields = reasoning_fields
         self._started = 0  # tool calls begun, for servers that omit `index`
+        self.chars = 0  # text, reasoning and call names and arguments so far
         self.chunks = 0
         self.finish_reason: str | None = None
         self.usage: dict[str, int] | None = None
@@ -330,6 +395,7 @@ class _ChunkReader:
             out.append(logprobs)
         if reason := getattr(choice, "finish_reason", None):
             self.finish_reason = reason
+        self.chars += sum(map(_size, out))
         return out
 
     def _tool_delta(self, call: Any) -> ToolCallDelta:
@@ -346,6 +412,37 @@ class _ChunkReader:
             name=name,
             arguments=_arguments_text(getattr(function, "arguments", None)),
         )
+
+
+def _size(delta: Delta) -> int:
+    """Characters a delta adds to the reply (what ``MAX_REPLY_CHARS`` counts)."""
+    if isinstance(delta, TextDelta | ReasoningDelta):
+        return len(delta.text)
+    if isinstance(delta, ToolCallDelta):
+        return len(delta.name or "") + len(delta.arguments or "")
+    return 0
+
+
+def _storable_id(model_id: str) -> bool:
+    """An id a request can carry and HA can save: a short, valid text."""
+    return 0 < len(model_id) <= MAX_MODEL_ID_CHARS and (
+        mend_surrogates(model_id) == model_id
+    )
+
+
+async def _read_body(response: Any, label: str) -> bytes:
+    """An httpx response's whole body, at most ``MAX_BODY_BYTES`` (decompressed)."""
+    chunks = response.aiter_bytes()
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            await response.aclose()
+            await _finish_reading(chunks)
+            raise BackendReplyTooLargeError(
+                label, detail=f"a body longer than {MAX_BODY_BYTES} bytes"
+            )
+    return bytes(body)
 
 
 def _reasoning(obj: Any, fields: tuple[str, ...]) -> str:

@@ -70,6 +70,12 @@ class ServerKind:
     # The server's own request (on its root, outside /v1) that sets how long
     # the model stays loaded after it: ``{"model": …, "keep_alive": seconds}``.
     keep_alive_path: str | None = None
+    # Where the server reports the context size a request may fill, tried in
+    # order (backend/context_size.py reads each).
+    context_sources: tuple[str, ...] = ()
+    # What to change on the server for a larger context, said on the agent
+    # check's form when the agent's prompt does not fit.
+    context_hint: str = "give the model a larger context on the server"
 
 
 # reasoning_content first: these servers' own field name.
@@ -101,6 +107,15 @@ OLLAMA = ServerKind(
     # /api/generate without a prompt only loads the model and sets it.
     idle_unload=300.0,
     keep_alive_path="/api/generate",
+    # /api/ps: the context of the loaded model (its num_ctx, which a
+    # request through the OpenAI endpoint cannot set); /api/show: num_ctx
+    # from the model's Modelfile, when the model is not loaded.
+    context_sources=("ollama_ps", "ollama_show"),
+    context_hint=(
+        "give the model a larger context on the Ollama server"
+        " (OLLAMA_CONTEXT_LENGTH=8192, or PARAMETER num_ctx 8192 in a Modelfile;"
+        " Ollama's default is 4096 on GPUs under 24 GB)"
+    ),
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
@@ -121,6 +136,14 @@ LLAMACPP = ServerKind(
         "The model produced output that does not match the expected",
     ),
     raw_reply=MappingProxyType({"tool_choice": "none"}),
+    # /v1/models: meta.n_ctx, the context of one slot (-c divided among
+    # --parallel slots); /props: default_generation_settings.n_ctx, the same
+    # from older builds.
+    context_sources=("llamacpp_models", "llamacpp_props"),
+    context_hint=(
+        "start llama-server with a larger context (-c 8192; with --parallel N"
+        " each slot gets 1/N of it)"
+    ),
 )
 VLLM = ServerKind(
     key="vllm",
@@ -131,6 +154,8 @@ VLLM = ServerKind(
     # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a
     # while: the default order prefers the new name.
     # Its prefix cache (on by default since V1) keeps the warm prefix.
+    context_sources=("vllm_models",),
+    context_hint="start vLLM with a larger --max-model-len",
 )
 LMSTUDIO = ServerKind(
     key="lmstudio",

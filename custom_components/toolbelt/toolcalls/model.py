@@ -7,6 +7,12 @@ from typing import Any
 
 from ..surrogates import mend_all
 
+# More calls than any real reply has (a model stuck in a loop, a hostile server).
+# Every format, native calls too, reads this many and refuses the rest of the
+# reply with one reason the model reads.
+MAX_CALLS = 64
+TOO_MANY_CALLS = f"more than {MAX_CALLS} calls in one reply"
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:

@@ -46,6 +46,7 @@ from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
 from .dialects.react import ReactDialect
 from .dialects.seed_oss import SeedOssDialect
 from .dialects.xlam import XlamDialect
+from .openers import InlineOpener
 from .streaming import DEFAULT_START_MARKERS, StreamDetector
 
 __all__ = [
@@ -323,21 +324,29 @@ def resolve_dialect(
     )
 
 
-_union_cache: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = []
+_Union = tuple[
+    tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[InlineOpener, ...]
+]
+_union_cache: list[_Union] = []
 
 
-def _union() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """Markers, start markers and dropped words of every registered dialect."""
+def _union() -> _Union:
+    """Markers, start markers, dropped words and inline openers of every
+    registered dialect (cached)."""
     if not _union_cache:
         markers: dict[str, None] = {}
         starts: dict[str, None] = dict.fromkeys(DEFAULT_START_MARKERS)
         dropped: dict[str, None] = {}
+        openers: dict[InlineOpener, None] = {}
         for name in dialect_names():
             dialect = get_dialect(name)
             markers.update(dict.fromkeys(dialect.markers))
             starts.update(dict.fromkeys(dialect.start_markers))
             dropped.update(dict.fromkeys(dialect.dropped))
-        _union_cache.append((tuple(markers), tuple(starts), tuple(dropped)))
+            openers.update(dict.fromkeys(dialect.inline_openers))
+        _union_cache.append(
+            (tuple(markers), tuple(starts), tuple(dropped), tuple(openers))
+        )
     return _union_cache[0]
 
 
@@ -354,12 +363,13 @@ def detector_for(
 ) -> StreamDetector:
     """A detector holding on ``dialect``'s markers plus every registered one.
 
-    Every registered dialect counts, because the loop may fall back to another
-    format. With a ``catalog``, a reply or line that opens with a tool's name
-    (exact, or without its ``intent__`` namespace, as the catalog resolves it)
-    holds too: formats like Functionary's write a call as a bare name.
+    Every registered dialect counts (markers, start markers, inline openers),
+    because the loop may fall back to another format. With a ``catalog``, a
+    reply or line that opens with a tool's name (exact, or without its
+    ``intent__`` namespace, as the catalog resolves it) holds too: formats like
+    Functionary's write a call as a bare name.
     """
-    markers, starts, dropped = _union()
+    markers, starts, dropped, openers = _union()
     names: tuple[str, ...] = ()
     if catalog is not None:
         names = (
@@ -373,6 +383,7 @@ def detector_for(
         dropped=(*dialect.dropped, *dropped),
         start_in_reasoning=start_in_reasoning,
         thought_first=dialect.thought_first,
+        inline_openers=(*dialect.inline_openers, *openers),
     )
 
 

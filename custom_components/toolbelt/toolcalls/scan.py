@@ -25,6 +25,7 @@ from .jsonrepair import (
 )
 from .memo import memoized
 from .model import RejectedCall, ToolCall
+from .openers import JSON_CALL
 
 __all__ = [
     "TRUNCATED",
@@ -39,7 +40,6 @@ __all__ = [
 ]
 
 # Where a call object (or a list of them) may start inside prose.
-_CALL_OPEN = re.compile(r"""(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function)"[ \t]*:""")
 _CALLISH = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|action)["']?\s*:""")
 
 
@@ -299,7 +299,7 @@ def prose_json_calls(
     abandoned_name = ""
     checks = _MAX_ABANDONED_CHECKS
     for _ in range(MAX_BLOCKS):
-        match = _CALL_OPEN.search(text, pos)
+        match = JSON_CALL.full.search(text, pos)
         if match is None:
             break
         begin = match.start()

@@ -3,7 +3,10 @@
 No fixed character buffer: prose is released at once, except a tail that could
 still be the beginning of a call marker. From a complete marker on, the text is
 held (the loop parses the full reply). Formats without a marker (bare JSON,
-arrays, pythonic lists, ReAct labels) only count at the very start of the reply.
+arrays, pythonic lists, ReAct labels) count at the very start of the reply; the
+openings a parser also reads mid-text (``openers.py``: ``[HassTurnOn(``,
+``{"name":``) hold from wherever they may begin, at most ``_INLINE_MAX``
+characters while undecided, and the rest of the reply once complete.
 Reasoning blocks (the one list in ``reasoning.py``) are swallowed and streaming
 resumes after them; in a ReAct scratchpad, what follows ``Final Answer:`` is
 released without the label. Start markers also count at the start of any later
@@ -25,6 +28,7 @@ from functools import lru_cache
 import re
 
 from . import reasoning as delimiters
+from .openers import InlineOpener
 
 __all__ = [
     "DEFAULT_START_MARKERS",
@@ -97,6 +101,9 @@ _OBSERVATION = re.compile(
 # Longer than any label above without its optional tail: after a miss, only
 # this much of a scratchpad can still become part of one.
 _REACT_TAIL = 2 * _GAP + 20
+# An inline call opening still undecided after this many characters ("[" and
+# a 300-character word) holds the rest of the reply, as a complete one does.
+_INLINE_MAX = 256
 
 # Chat-template special tokens (<|END_RESPONSE|>, <｜end▁of▁sentence｜>) that no
 # dialect claims as a marker: never shown, whatever the format.
@@ -146,6 +153,8 @@ class _Plan:
     line_prefixes: frozenset[str]
     lone: tuple[str, ...]  # closers that end a template-opened block
     dropped: frozenset[str]  # format words that are never shown
+    openers: tuple[InlineOpener, ...]  # call openings that count mid-text
+    opener_starts: re.Pattern[str] | None  # a character one of them begins with
 
 
 @lru_cache(maxsize=32)
@@ -156,6 +165,7 @@ def _plan(
     lines: frozenset[str],
     lone: tuple[str, ...],
     dropped: frozenset[str] = frozenset(),
+    openers: tuple[InlineOpener, ...] = (),
 ) -> _Plan:
     """Compiled patterns and prefix sets, shared by detectors with the same markers."""
     by_len = tuple(sorted(markers, key=len, reverse=True))
@@ -194,6 +204,14 @@ def _plan(
         line_prefixes=_prefixes(line_list),
         lone=lone,
         dropped=dropped,
+        openers=openers,
+        opener_starts=re.compile(
+            "["
+            + re.escape("".join(sorted({c for o in openers for c in o.first})))
+            + "]"
+        )
+        if openers
+        else None,
     )
 
 
@@ -223,6 +241,7 @@ class StreamDetector:
         line_markers: Iterable[str] = LINE_MARKERS,
         thought_first: bool = False,
         dropped: Iterable[str] = (),
+        inline_openers: Iterable[InlineOpener] = (),
     ) -> None:
         if reasoning is None:
             reasoning = delimiters.stream_pairs()
@@ -234,6 +253,7 @@ class StreamDetector:
             frozenset(m for m in (*line_markers, *starts) if m),
             delimiters.lone_closers(),
             frozenset(m for m in dropped if m),
+            tuple(dict.fromkeys(inline_openers)),
         )
         self._markers = plan.markers
         self._starts = plan.starts
@@ -247,6 +267,8 @@ class StreamDetector:
         self._line_prefixes = plan.line_prefixes
         self._lone = plan.lone
         self._dropped = plan.dropped
+        self._openers = plan.openers
+        self._opener_starts = plan.opener_starts
         self._lstrip = False  # drop whitespace after a Final Answer label
         self._labelled = False  # a "message:" label line was dropped
         # ReAct: the reply's leading text waits here until a scratchpad label
@@ -409,6 +431,8 @@ class StreamDetector:
         line = line_re.search(buf) if line_re else None
         if line_re and line is not None and line.start() == 0 and not self._bol:
             line = line_re.search(buf, 1)  # buf starts mid-line
+        if self._inline(buf, (line, match), out):
+            return False
         if line is not None and (match is None or line.start() <= match.start()):
             out.append(buf[: line.start()])
             self._drop_lead(out)
@@ -492,6 +516,50 @@ class StreamDetector:
         out.append(buf[:cut])
         self._buf = buf[cut:]
         return False
+
+    def _inline(
+        self, buf: str, events: tuple[re.Match[str] | None, ...], out: list[str]
+    ) -> bool:
+        """Hold from the first inline call opening, if it comes before ``events``.
+
+        A complete opening holds the rest of the reply; one that may still
+        become complete (it runs to the end of ``buf``) holds from where it
+        starts. True when it decided what is shown.
+        """
+        found = self._opener_at(buf)
+        if found is None:
+            return False
+        pos, complete = found
+        special = _SPECIAL_OPEN.search(buf)
+        if any(e is not None and e.start() <= pos for e in (*events, special)):
+            return False  # a marker, label or token there decides first
+        out.append(buf[:pos])
+        if complete:
+            self._drop_lead(out)
+            self._mode = _HOLD
+            self._buf = ""
+        else:
+            self._buf = buf[pos:]
+        return True
+
+    def _opener_at(self, buf: str) -> tuple[int, bool] | None:
+        """``(where, complete)`` for the first inline call opening in ``buf``.
+
+        Not complete: it may still become one and runs to the end of ``buf``;
+        past ``_INLINE_MAX`` characters that counts as complete.
+        """
+        if self._opener_starts is None:
+            return None
+        for start in self._opener_starts.finditer(buf):
+            pos = start.start()
+            alive = False
+            for opener in self._openers:
+                if opener.full.match(buf, pos):
+                    return pos, True
+                alive = alive or opener.partial.fullmatch(buf, pos) is not None
+            if alive:
+                return pos, len(buf) - pos > _INLINE_MAX
+        return None
 
     def _drop_lead(self, out: list[str]) -> None:
         """A scratchpad or call begins: the held leading text was its thought."""

@@ -23,7 +23,7 @@ from ..jsonrepair import (
     loads_loose,
 )
 from ..literals import Literals
-from ..model import RejectedCall, ToolCall
+from ..model import MAX_CALLS, TOO_MANY_CALLS, RejectedCall, ToolCall
 from ..scan import json_calls_at, skip_ws
 from ..schema import coerce_text_value
 
@@ -54,24 +54,19 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
 
 _REASONING_WORDS = Literals(word for pair in REASONING_TAGS for word in pair)
 
-# More call spans than any real reply has: a model stuck in a loop. Parsing
-# stops there so a megabyte of repeated markers stays cheap.
-MAX_CALLS = 64
-
 
 def too_many(found: list[Found], text: str, pos: int) -> bool:
     """True (and the rest of the text refused) once ``found`` holds ``MAX_CALLS``."""
     if len(found) < MAX_CALLS:
         return False
-    reason = f"more than {MAX_CALLS} calls in one reply"
     last = found[-1].call
-    if isinstance(last, RejectedCall) and last.reason == reason:
+    if isinstance(last, RejectedCall) and last.reason == TOO_MANY_CALLS:
         return True
     found.append(
         Found(
             pos,
             len(text),
-            RejectedCall(name="", raw=text[pos : pos + 200], reason=reason),
+            RejectedCall(name="", raw=text[pos : pos + 200], reason=TOO_MANY_CALLS),
         )
     )
     return True

@@ -16,6 +16,7 @@ from ..sanitize import remove_words
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
+    from ..openers import InlineOpener
 
 
 class Dialect:
@@ -30,6 +31,10 @@ class Dialect:
     # that only count at the start of the reply; the streaming detector holds
     # on them there and nowhere else.
     start_markers: ClassVar[tuple[str, ...]] = ()
+    # Marker-less call openings the parse reads anywhere in prose (a ``[f(``
+    # list, a ``{"name":`` object; ``toolcalls/openers.py``): the streaming
+    # detector holds from wherever one may begin.
+    inline_openers: ClassVar[tuple[InlineOpener, ...]] = ()
     # Cheap pre-filter for chains: parse() can only find something when one of
     # these substrings is in the text. Empty means "always try".
     triggers: ClassVar[tuple[str, ...]] = ()

@@ -25,6 +25,7 @@ from ..model import (
     RejectedCall,
     ToolCall,
 )
+from ..openers import JSON_CALL, InlineOpener
 from ..prompting import json_catalog, result_text
 from ..scan import (
     MAX_BLOCKS,
@@ -204,6 +205,8 @@ class HermesDialect(Dialect):
         "<tools>",
         "<tool>",
     )
+    # A call object anywhere in prose counts (``scan.prose_json_calls``).
+    inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
     triggers: ClassVar[tuple[str, ...]] = (
         "<tool",
         "<function",

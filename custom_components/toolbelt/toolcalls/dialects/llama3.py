@@ -16,6 +16,7 @@ from ..model import (
     ParseResult,
     ToolCall,
 )
+from ..openers import JSON_CALL, InlineOpener
 from ..prompting import json_catalog, result_text
 from ..pycall import PyCallError, parse_python_calls
 from ..scan import leading_json_calls, skip_ws
@@ -55,9 +56,11 @@ class Llama3Dialect(Dialect):
     """Meta Llama 3.1 / 3.2 / 3.3 JSON tool calling."""
 
     name: ClassVar[str] = "llama3"
-    # A call object may stand anywhere in prose (corpus rule 8): streaming
-    # holds from its opening on, wherever it is.
+    # A call object may stand anywhere in prose (corpus rule 8): its opening
+    # also tells the fallback that a reply is in this format.
     markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
+    # Streaming holds from wherever such an object may begin.
+    inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
     # Every JSON call holds a "{" (a list of calls too).
     triggers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, "{")
 

@@ -22,6 +22,7 @@ from ..calls import (
     reply_start,
 )
 from ..model import RejectedCall, ToolCall
+from ..openers import PYTHON_LIST
 from ..prompting import compact_catalog
 from ..pycall import PyCallError, parse_python_calls
 from ._markup import (
@@ -48,7 +49,7 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|python_start|>", ("<|python_end|>", "<|eom|>", "<|eot|>")),
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
-_LIST_START = re.compile(r"\[\s*([A-Za-z_][\w.]*)\s*\(")
+_LIST_START = PYTHON_LIST.full
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
 
@@ -209,6 +210,7 @@ class PythonicDialect(Dialect):
     name = "pythonic"
     markers = ("<|python_start|>", "<|tool_call_start|>")
     start_markers = ("[",)
+    inline_openers = (PYTHON_LIST,)
     triggers = ("(", "<|python_start|>", "<|tool_call_start|>")
 
     def stop_sequences(self) -> list[str]:

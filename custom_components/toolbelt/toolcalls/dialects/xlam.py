@@ -12,6 +12,7 @@ from typing import ClassVar, override
 from ..calls import build_result
 from ..catalog import Catalog
 from ..model import ParseResult
+from ..openers import JSON_CALL, InlineOpener
 from ..prompting import json_catalog
 from ..scan import leading_json_calls
 from .base import Dialect
@@ -26,6 +27,8 @@ class XlamDialect(Dialect):
 
     name: ClassVar[str] = "xlam"
     markers: ClassVar[tuple[str, ...]] = ("<tool_call>", "```json")
+    # A call object anywhere in prose counts (``scan.prose_json_calls``).
+    inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
     triggers: ClassVar[tuple[str, ...]] = ("{", "[")
     # Hermes reads the same fences, the same tag and the same bare JSON.
     subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)

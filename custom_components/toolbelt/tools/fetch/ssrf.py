@@ -34,9 +34,11 @@ METADATA_ADDRESSES = frozenset(
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # IPv6 ranges no public web server answers from, whatever address they carry:
-# a stack may route ::ffff:127.0.0.1 or ::127.0.0.1 to this machine.
+# a stack may route ::ffff:127.0.0.1 or ::127.0.0.1 to this machine, and a
+# SIIT translator ::ffff:0:127.0.0.1 to a host of its own network.
 _NOT_PUBLIC_V6 = (
     (ipaddress.ip_network("::ffff:0:0/96"), "an IPv4-mapped IPv6 address"),
+    (ipaddress.ip_network("::ffff:0:0:0/96"), "an IPv4-translated IPv6 address"),
     (ipaddress.ip_network("::/96"), "an IPv4-compatible IPv6 address"),
     (ipaddress.ip_network("fec0::/10"), "a site-local IPv6 address"),
 )

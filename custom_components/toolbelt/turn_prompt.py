@@ -1,0 +1,77 @@
+"""A turn's prompt and tools from HA's ChatLog: built here, for turns and the check.
+
+HA renders the system prompt and the API's tools (``async_provide_llm_data``);
+Toolbelt says them shorter (``assist_prompt.py``) and, in a large home, puts
+the index and ``find_devices`` in place of the device list (``large_home.py``).
+The agent check measures the same prompt, so its context warning is about
+what a turn sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.core import HomeAssistant
+
+from . import compat
+from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
+from .history import chat_log_messages
+from .large_home import FIND_DEVICES_TOOL, ExposedDevice, HomeShape, LargeHome
+from .loop import Executor
+from .tools.api import drop_redundant_time
+
+
+@dataclass(slots=True)
+class TurnPrompt:
+    """The messages and tools a turn starts from, and the tools it runs itself."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    own: dict[str, Executor] = field(default_factory=dict)
+
+
+def turn_prompt(
+    hass: HomeAssistant,
+    chat_log: conversation.ChatLog,
+    large_home_mode: str,
+    devices: list[ExposedDevice],
+    extra: Sequence[tuple[str, dict[str, Any], Executor]] = (),
+) -> TurnPrompt:
+    """The turn's prompt; ``extra`` tools (name, schema, executor) follow HA's."""
+    llm_api = chat_log.llm_api
+    shape = HomeShape.of(devices)
+    # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
+    tools = (
+        [
+            compact_tool(compat.tool_to_openai(tool, llm_api.custom_serializer), shape)
+            for tool in drop_redundant_time(llm_api.tools)
+        ]
+        if llm_api
+        else []
+    )
+    own: dict[str, Executor] = {}
+    for name, schema, executor in extra:
+        tools.append(schema)
+        own[name] = executor
+    # Every tool a prompt or a description names is named as it is sent.
+    names = tuple(tool["function"]["name"] for tool in tools)
+    tools = described_as_sent(tools, names)
+    large_home = LargeHome.for_turn(hass, large_home_mode, devices)
+    messages = chat_log_messages(chat_log.content)
+    if messages and messages[0].get("role") == "system":
+        index = large_home.index if large_home else None
+        system = compact_system_prompt(
+            messages[0]["content"],
+            llm_api.api_prompt if llm_api else "",
+            names,
+            index,
+        )
+        messages[0] = {**messages[0], "content": system}
+        # The lookup comes with the index, where HA's device list was found.
+        if large_home and index and index in system:
+            tools.append(large_home.openai_tool())
+            own[FIND_DEVICES_TOOL] = large_home
+    return TurnPrompt(messages, tools, own)
