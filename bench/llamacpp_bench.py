@@ -9,6 +9,10 @@ conversation, llama-server reports per request how many prompt tokens it
 processed (``timings.prompt_n``) and how many it reused from its cache
 (``timings.cache_n``); a recording proxy in front of the server keeps both.
 
+The first request of a new conversation is shown once more for Toolbelt with
+its warm-up (the agent's fixed prompt sent ahead, warmup.py): the warm-up's own
+request is left out of the table.
+
 Run from the repository root: .venv/bin/python -m bench.llamacpp_bench
 (HA's llama_cpp integration needs HA 2026.10 or newer: the current or the
 previous lane).
@@ -22,13 +26,10 @@ import tests.ha_bridge.plugin  # noqa: F401
 # isort: split
 
 import asyncio
-from dataclasses import dataclass
 import json
 from pathlib import Path
 import tempfile
-from typing import Any
 
-from aiohttp import ClientSession, web
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
@@ -45,10 +46,13 @@ from custom_components.toolbelt.const import (
     CONF_MODEL,
     CONF_REQUEST_TIMEOUT,
     CONF_SERVER_KIND,
+    CONF_WARM_UP,
     DOMAIN,
 )
+from custom_components.toolbelt.warmup import WARM_UP_DELAY
 from tests.llama.model import Recipe
 from tests.llama.server import LlamaServers, assist_tool
+from tests.llama.timings import TimingProxy
 
 TURN_ON = {"name": assist_tool("HassTurnOn"), "arguments": {"name": "Kitchen light"}}
 MODEL = Recipe(
@@ -62,49 +66,8 @@ TURNS = (
 )
 
 
-@dataclass
-class Proxy:
-    """Forwards chat requests to llama-server and keeps each reply's timings."""
-
-    upstream: str
-    timings: list[dict[str, int]]
-
-    async def handle(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        async with (
-            ClientSession() as session,
-            session.request(
-                request.method,
-                self.upstream + request.path,
-                data=body or None,
-                headers={"Content-Type": "application/json"},
-            ) as upstream,
-        ):
-            response = web.StreamResponse(status=upstream.status)
-            response.content_type = upstream.content_type
-            await response.prepare(request)
-            seen = b""
-            async for chunk in upstream.content.iter_any():
-                seen += chunk
-                await response.write(chunk)
-            await response.write_eof()
-        if request.path.endswith("/chat/completions"):
-            self.timings.append(_timings(seen.decode()))
-        return response
-
-
-def _timings(body: str) -> dict[str, int]:
-    """prompt_n and cache_n of a whole reply or of an SSE stream's last chunk."""
-    found: dict[str, Any] = {}
-    for line in body.splitlines() or [body]:
-        payload = line.removeprefix("data: ").strip()
-        if payload.startswith("{") and '"timings"' in payload:
-            found = json.loads(payload)["timings"]
-    return {"prompt_n": found.get("prompt_n", -1), "cache_n": found.get("cache_n", -1)}
-
-
 def _entry(key: str, base_url: str) -> MockConfigEntry:
-    if key == "toolbelt":
+    if key.startswith("toolbelt"):
         return MockConfigEntry(
             domain=DOMAIN,
             title="Toolbelt",
@@ -115,6 +78,7 @@ def _entry(key: str, base_url: str) -> MockConfigEntry:
                         CONF_MODEL: "bench-model",
                         CONF_LLM_HASS_API: ["assist"],
                         CONF_REQUEST_TIMEOUT: 120,
+                        CONF_WARM_UP: key == "toolbelt_warm",
                     },
                     subentry_type="conversation",
                     title="toolbelt",
@@ -129,14 +93,8 @@ async def _measure(key: str, servers: LlamaServers) -> list[dict[str, int]]:
     """One agent's three turns on a fresh server; the timings per request."""
     servers.stop()
     server = servers.serve(MODEL, context=8192)
-    proxy = Proxy(f"http://127.0.0.1:{server.port}", [])
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", proxy.handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    base_url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+    proxy = await TimingProxy(f"http://127.0.0.1:{server.port}").start()
+    base_url = proxy.base_url
     try:
         with tempfile.TemporaryDirectory() as config_dir:
             async with async_test_home_assistant(config_dir=config_dir) as hass:
@@ -148,6 +106,13 @@ async def _measure(key: str, servers: LlamaServers) -> list[dict[str, int]]:
                 await hass.config_entries.async_setup(entry.entry_id)
                 await hass.async_block_till_done()
                 assert entry.state is ConfigEntryState.LOADED, entry.state
+                if key == "toolbelt_warm":
+                    # The warm-up goes out after its quiet time; the timings
+                    # measured are the conversation's, not the warm-up's.
+                    await asyncio.sleep(WARM_UP_DELAY + 1)
+                    await hass.async_block_till_done(wait_background_tasks=True)
+                    assert len(proxy.timings) == 1, proxy.timings
+                    proxy.timings.clear()
                 (agent,) = [
                     s.entity_id
                     for s in hass.states.async_all("conversation")
@@ -165,7 +130,7 @@ async def _measure(key: str, servers: LlamaServers) -> list[dict[str, int]]:
                 await hass.config_entries.async_unload(entry.entry_id)
                 await hass.async_stop()
     finally:
-        await runner.cleanup()
+        await proxy.close()
     return proxy.timings
 
 
@@ -178,6 +143,7 @@ async def main() -> dict[str, list[dict[str, int]]]:
                 label: await _measure(key, servers)
                 for label, key in (
                     ("Toolbelt", "toolbelt"),
+                    ("Toolbelt, warm-up", "toolbelt_warm"),
                     ("HA core llama_cpp", "llama_cpp"),
                 )
             }
@@ -212,6 +178,13 @@ def report() -> None:
         processed = sum(t["prompt_n"] for t in results[label])
         reused = sum(t["cache_n"] for t in results[label])
         print(f"{label}: {processed:,} prompt tokens processed, {reused:,} reused")
+    print("First request of a new conversation (cache_n / prompt tokens):")
+    for label in labels:
+        first = results[label][0]
+        total = first["prompt_n"] + first["cache_n"]
+        print(
+            f"  {label}: {first['cache_n']:,} / {total:,} ({first['cache_n'] / total:.1%})"
+        )
 
 
 if __name__ == "__main__":

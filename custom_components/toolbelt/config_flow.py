@@ -45,7 +45,7 @@ from .backend.errors import (
     BackendResponseError,
     BackendTimeoutError,
 )
-from .backend.servers import SERVER_KINDS, get_server_kind
+from .backend.servers import SERVER_KINDS, ServerKind, get_server_kind
 from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
@@ -54,6 +54,7 @@ from .const import (
     CONF_CONSTRAINTS,
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
+    CONF_KEEP_ALIVE,
     CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
     CONF_MAX_DEVICE_COMMANDS,
@@ -68,9 +69,11 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_TOOL_CHOICE,
     CONF_TOOL_FORMAT,
+    CONF_WARM_UP,
     CONNECT_TIMEOUT,
     DEFAULT_AGENT_NAME,
     DEFAULT_AI_TASK_NAME,
+    DEFAULT_KEEP_ALIVE,
     DEFAULT_LARGE_HOME,
     DEFAULT_MAX_TOKENS,
     DEFAULT_REQUEST_TIMEOUT,
@@ -548,7 +551,7 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
                 "conversation", DOMAIN, self._get_reconfigure_subentry().subentry_id
             )
         )
-        schema = _agent_schema(self.hass, models, named=True, own=own)
+        schema = _agent_schema(self.hass, models, runtime.kind, named=True, own=own)
         if not self._is_new:
             schema = schema.extend(
                 {vol.Optional(CONF_CHECK_AGAIN, default=False): BooleanSelector()}
@@ -741,7 +744,12 @@ def _choice_schema(
 
 
 def _agent_schema(
-    hass: HomeAssistant, models: list[str], *, named: bool, own: str | None = None
+    hass: HomeAssistant,
+    models: list[str],
+    kind: ServerKind,
+    *,
+    named: bool,
+    own: str | None = None,
 ) -> vol.Schema:
     schema: dict[Any, Any] = {}
     if named:  # left empty, an agent is named after its model
@@ -812,6 +820,20 @@ def _agent_schema(
             ),
         }
     )
+    if kind.warm_up:
+        schema[vol.Optional(CONF_WARM_UP, default=True)] = BooleanSelector()
+    if kind.keep_alive_path:
+        schema[vol.Optional(CONF_KEEP_ALIVE, default=DEFAULT_KEEP_ALIVE)] = (
+            NumberSelector(
+                NumberSelectorConfig(
+                    min=-1,
+                    max=1440,
+                    step=1,
+                    mode=NumberSelectorMode.BOX,
+                    unit_of_measurement="min",
+                )
+            )
+        )
     return vol.Schema(schema)
 
 
@@ -855,7 +877,7 @@ class AITaskSubentryFlowHandler(_OneFormSubentryFlow):
             {
                 key: value
                 for key, value in _agent_schema(
-                    self.hass, models, named=False
+                    self.hass, models, runtime.kind, named=False
                 ).schema.items()
                 if key in AI_TASK_OPTIONS
             }

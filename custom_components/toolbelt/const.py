@@ -38,6 +38,12 @@ CONF_INSTANT_CONFIRMATIONS = "instant_confirmations"
 CONF_RUN_RECOGNIZED = "run_recognized_commands"
 # Conversation agents (entity ids) the handoff tool may pass a request to.
 CONF_HANDOFF_TARGETS = "handoff_targets"
+# The warm-up (warmup.py): the agent's fixed prompt sent ahead to the server's
+# cache; and, where the server takes it (Ollama), minutes it keeps the model
+# loaded after a request (-1: always).
+CONF_WARM_UP = "warm_up"
+CONF_KEEP_ALIVE = "keep_alive"
+DEFAULT_KEEP_ALIVE = -1
 # Large home: auto, on or off (large_home.py: an index and find_devices).
 CONF_LARGE_HOME = "large_home"
 LARGE_HOME_MODES = ("auto", "on", "off")

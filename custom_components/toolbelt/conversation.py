@@ -13,28 +13,33 @@ from typing import Any, Literal
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import MATCH_ALL
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant, callback
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from . import compat
+from .backend.base import CompletionRequest
 from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
     CONF_HANDOFF_TARGETS,
     CONF_INSTANT_CONFIRMATIONS,
+    CONF_KEEP_ALIVE,
     CONF_LARGE_HOME,
     CONF_LLM_HASS_API,
+    CONF_MODEL,
     CONF_PROMPT,
     CONF_RUN_RECOGNIZED,
+    CONF_WARM_UP,
+    DEFAULT_KEEP_ALIVE,
     DEFAULT_LARGE_HOME,
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
 )
 from .entity import ToolbeltLLMEntity, add_subentry_entities
-from .entry import ToolbeltConfigEntry, agent_turn
+from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn
@@ -47,6 +52,7 @@ from .toolcalls.prompting import result_text
 from .tools.api import async_record_call
 from .tools.turn_history import async_record_turn
 from .turn_prompt import turn_prompt
+from .warmup import WarmUp
 
 
 async def async_setup_entry(
@@ -73,6 +79,38 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
             )
+
+    async def async_added_to_hass(self) -> None:
+        """Start the agent's warm-up and keep-alive (warmup.py), where they apply."""
+        await super().async_added_to_hass()
+        runtime = self.entry.runtime_data
+        kind, options = runtime.kind, self.subentry.data
+        prefix = kind.warm_up and bool(options.get(CONF_WARM_UP, True))
+        keep_alive = (
+            float(options.get(CONF_KEEP_ALIVE, DEFAULT_KEEP_ALIVE))
+            if kind.keep_alive_path
+            else None
+        )
+        if not prefix and keep_alive is None:
+            return
+        warm_up = WarmUp(
+            self.hass,
+            self.entry,
+            self._async_warm_up_request,
+            model=str(options.get(CONF_MODEL) or ""),
+            prefix=prefix,
+            keep_alive=keep_alive,
+        )
+        key = self.subentry.subentry_id
+        runtime.warm_ups[key] = warm_up
+        warm_up.async_start()
+
+        @callback
+        def stop() -> None:
+            runtime.warm_ups.pop(key, None)
+            warm_up.async_stop()
+
+        self.async_on_remove(stop)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -113,17 +151,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         (what the user heard), marked so that later turns show the model a
         failed request, not an answer.
         """
-        options = self.subentry.data
         phrases = await async_phrases(self.hass, user_input.language)
         try:
             # Our tools learn which agent calls them (model, self, prompt lines).
             with agent_turn(self.hass, self.entry, self.subentry):
-                await chat_log.async_provide_llm_data(
-                    user_input.as_llm_context(DOMAIN),
-                    await self._usable_apis(user_input, options.get(CONF_LLM_HASS_API)),
-                    options.get(CONF_PROMPT),
-                    user_input.extra_system_prompt,
-                )
+                await self._async_provide_prompt(user_input, chat_log)
                 await self._async_run_turn(user_input, chat_log, phrases)
                 async_record_turn(self.hass, user_input, chat_log)
         except conversation.ConverseError as err:
@@ -135,6 +167,20 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             )
             return err.as_conversation_result()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)
+
+    async def _async_provide_prompt(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> None:
+        """HA builds the turn's system prompt and tools from the agent's options."""
+        options = self.subentry.data
+        await chat_log.async_provide_llm_data(
+            user_input.as_llm_context(DOMAIN),
+            await self._usable_apis(user_input, options.get(CONF_LLM_HASS_API)),
+            options.get(CONF_PROMPT),
+            user_input.extra_system_prompt,
+        )
 
     async def _usable_apis(
         self, user_input: conversation.ConversationInput, selected: Any
@@ -190,12 +236,12 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
 
         return (InstantConfirmation(confirm),)
 
-    async def _async_run_turn(
+    def _turn_input(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
-        phrases: Phrases,
-    ) -> None:
+    ) -> tuple[HAExecutor, list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the loop gets for a turn: the tool runner, the messages, the tools."""
         llm_api = chat_log.llm_api
         devices = self._homes.devices(
             self.hass,
@@ -218,6 +264,49 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         )
         messages, tools, own = prompt.messages, prompt.tools, prompt.own
         executor = HAExecutor(llm_api, own)
+        return executor, messages, tools
+
+    async def _async_warm_up_request(self) -> CompletionRequest | None:
+        """The opening request of a conversation without a user or a device.
+
+        Built as a turn builds its own, with an empty user message: the
+        system prompt and the tools, nothing anybody said (warmup.py).
+        """
+        user_input = conversation.ConversationInput(
+            text="",
+            context=Context(),
+            conversation_id=None,
+            device_id=None,
+            satellite_id=None,
+            language=self.hass.config.language,
+            agent_id=self.entity_id,
+        )
+        chat_log = conversation.ChatLog(
+            self.hass,
+            ulid_now(),
+            content=[
+                conversation.SystemContent(content=""),
+                conversation.UserContent(content=""),
+            ],
+        )
+        with agent_prompt(self.entry, self.subentry):
+            try:
+                await self._async_provide_prompt(user_input, chat_log)
+            except conversation.ConverseError as err:
+                LOGGER.debug("%s: no warm-up: %s", self.subentry.title, err)
+                return None
+            executor, messages, tools = self._turn_input(user_input, chat_log)
+        return self._opening_request(
+            executor, messages, tools, silent_answers=compat.CURRENT.silent_answers
+        )
+
+    async def _async_run_turn(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        phrases: Phrases,
+    ) -> None:
+        executor, messages, tools = self._turn_input(user_input, chat_log)
         # The honesty guard reads the words as HA would, if the agent has devices.
         recognizer = (
             IntentRecognizer(

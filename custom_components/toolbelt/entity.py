@@ -18,6 +18,7 @@ from homeassistant.helpers.entity import Entity
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import compat
+from .backend.base import CompletionRequest
 from .backend.errors import BackendAuthError, BackendError
 from .backend.servers import ServerKind
 from .const import (
@@ -149,8 +150,53 @@ class ToolbeltLLMEntity(Entity):
         A backend failure is logged (and an auth failure starts re-auth), then
         raised for the caller to say in its own way.
         """
+        loop = self._tool_loop(
+            executor,
+            options=options,
+            takes_control=takes_control,
+            confirm=confirm,
+            silent_answers=silent_answers,
+            phrases=phrases,
+            recognizer=recognizer,
+        )
+        events = loop.run(
+            messages, tools, guidance=_guidance(tools), answer_format=answer_format
+        )
+        try:
+            async for _content in chat_log.async_add_delta_content_stream(
+                self.entity_id, chat_log_deltas(events, on_result)
+            ):
+                pass
+        except BackendError as err:
+            self._backend_failed(err)
+            raise
+
+    def _opening_request(
+        self,
+        executor: Executor,
+        messages: History,
+        tools: list[dict[str, Any]],
+        *,
+        silent_answers: bool = False,
+    ) -> CompletionRequest:
+        """The first request a turn on these messages and tools sends."""
+        loop = self._tool_loop(executor, silent_answers=silent_answers)
+        return loop.opening_request(messages, tools, guidance=_guidance(tools))
+
+    def _tool_loop(
+        self,
+        executor: Executor,
+        *,
+        options: Mapping[str, Any] | None = None,
+        takes_control: Sequence[TakesControl] = (),
+        confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
+        silent_answers: bool = False,
+        phrases: Phrasebook = ENGLISH,
+        recognizer: CommandRecognizer | None = None,
+    ) -> ToolLoop:
+        """The loop for one turn of this entity, on the entry's server."""
         runtime = self.entry.runtime_data
-        loop = ToolLoop(
+        return ToolLoop(
             runtime.backend,
             executor,
             loop_settings(
@@ -164,20 +210,6 @@ class ToolbeltLLMEntity(Entity):
             confirm=confirm,
             recognizer=recognizer,
         )
-        events = loop.run(
-            messages,
-            tools,
-            guidance=device_guidance(t["function"]["name"] for t in tools),
-            answer_format=answer_format,
-        )
-        try:
-            async for _content in chat_log.async_add_delta_content_stream(
-                self.entity_id, chat_log_deltas(events, on_result)
-            ):
-                pass
-        except BackendError as err:
-            self._backend_failed(err)
-            raise
 
     def _backend_failed(self, err: BackendError) -> None:
         """Log a backend failure with the server's address; a 401 starts re-auth."""
@@ -186,6 +218,11 @@ class ToolbeltLLMEntity(Entity):
         LOGGER.error(
             "%s on %s: %s", self.subentry.title, self.entry.runtime_data.label, err
         )
+
+
+def _guidance(tools: list[dict[str, Any]]) -> str:
+    """HA's device rules for the tools a turn offers."""
+    return device_guidance(t["function"]["name"] for t in tools)
 
 
 async def chat_log_deltas(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from homeassistant.config_entries import ConfigEntry, ConfigSubentry
@@ -21,6 +21,7 @@ from .loop.agent_state import AgentState
 from .server_names import address
 from .tools.agents import AgentRef, calling_agent_turn
 from .tools.api import async_setup_tools_api
+from .warmup import WarmUp
 
 PLATFORMS = [Platform.AI_TASK, Platform.CONVERSATION]
 
@@ -41,6 +42,8 @@ class ToolbeltRuntime:
     # its agent or database midway (``entry_in_use``).
     active_turns: int = 0
     reload_pending: bool = False
+    # Each agent's warm-up, by subentry (warmup.py): it gives way to any turn.
+    warm_ups: dict[str, WarmUp] = field(default_factory=dict)
 
     def agent_state(self, subentry: ConfigSubentry) -> AgentState:
         """The subentry's learned state; it starts from the server kind's defaults."""
@@ -102,6 +105,8 @@ def entry_in_use(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> Iterator[No
     """A turn or task runs on this entry: a reload asked for meanwhile waits for it."""
     runtime = entry.runtime_data
     runtime.active_turns += 1
+    for warm_up in runtime.warm_ups.values():
+        warm_up.async_turn_started()
     try:
         yield
     finally:
@@ -109,17 +114,31 @@ def entry_in_use(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> Iterator[No
         if not runtime.active_turns and runtime.reload_pending:
             runtime.reload_pending = False
             hass.config_entries.async_schedule_reload(entry.entry_id)
+        elif not runtime.active_turns:
+            for warm_up in runtime.warm_ups.values():
+                warm_up.async_turns_ended()
 
 
 @contextmanager
 def agent_turn(
     hass: HomeAssistant, entry: ToolbeltConfigEntry, subentry: ConfigSubentry
 ) -> Iterator[None]:
-    """One turn of an agent: our tools know the agent, and reloads wait for it."""
-    with (
-        entry_in_use(hass, entry),
-        calling_agent_turn(
-            AgentRef(entry.entry_id, subentry.subentry_id, subentry.title)
-        ),
-    ):
+    """One turn of an agent: our tools know the agent, and reloads wait for it.
+
+    The turn's requests leave the agent's prompt in the server's cache: its
+    warm-up counts from the turn's end.
+    """
+    runtime = entry.runtime_data  # a reload after the turn replaces it
+    with entry_in_use(hass, entry), agent_prompt(entry, subentry):
         yield
+    if warm_up := runtime.warm_ups.get(subentry.subentry_id):
+        warm_up.async_turn_done()
+
+
+def agent_prompt(
+    entry: ToolbeltConfigEntry, subentry: ConfigSubentry
+) -> AbstractContextManager[None]:
+    """While an agent's prompt is built: our tools know the agent."""
+    return calling_agent_turn(
+        AgentRef(entry.entry_id, subentry.subentry_id, subentry.title)
+    )

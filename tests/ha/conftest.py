@@ -29,6 +29,7 @@ from custom_components.toolbelt.const import (
     CONF_SERVER_KIND,
     CONF_TEMPERATURE,
     CONF_TOOL_FORMAT,
+    CONF_WARM_UP,
     DOMAIN,
 )
 from custom_components.toolbelt.tools.const import SUBENTRY_TYPE_TOOLS
@@ -111,6 +112,8 @@ def agent_options(**overrides: Any) -> dict[str, Any]:
         CONF_REQUEST_TIMEOUT: 5.0,
         CONF_MAX_TOOL_CALLS: 20,
         CONF_MAX_DEVICE_COMMANDS: 3,
+        # Each request of a test is scripted: the warm-up's own tests turn it on.
+        CONF_WARM_UP: False,
     }
     options.update(overrides)
     return options

@@ -7,6 +7,7 @@ chat template, sampler, grammars and tool-call parser.
 
 from __future__ import annotations
 
+from datetime import timedelta
 import json
 import logging
 import re
@@ -14,7 +15,9 @@ import re
 from homeassistant import config_entries
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
+from homeassistant.util import dt as dt_util
 import pytest
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
@@ -31,6 +34,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
+from custom_components.toolbelt.warmup import WARM_UP_DELAY
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,
@@ -40,6 +44,7 @@ from tests.ha.conftest import (
 )
 from tests.llama.model import Recipe
 from tests.llama.server import LlamaServers, assist_tool
+from tests.llama.timings import TimingProxy
 
 pytestmark = pytest.mark.usefixtures("socket_enabled")
 # The shared cores may be busy: a slow answer must not fail a test.
@@ -202,6 +207,43 @@ async def test_an_overlong_prompt_is_spoken_as_the_context_error(
         " server; raise the context size, or turn on the agent's large-home mode."
     )
     assert _light(hass) == "off"
+
+
+# -- the warm-up ---------------------------------------------------------------
+
+
+async def _first_request_share(hass: HomeAssistant, llama: LlamaServers, warm: bool):
+    """The share of a new conversation's first prompt read from the cache, on a
+    fresh server, with the agent's warm-up on or off."""
+    server = llama.serve(ACTS, context=8192)
+    server.stop()  # a cold start: no earlier test's prompt in the cache
+    server = llama.serve(ACTS, context=8192)
+    proxy = await TimingProxy(f"http://127.0.0.1:{server.port}").start()
+    try:
+        entry = await _add(hass, proxy, warm_up=warm)
+        async_fire_time_changed(
+            hass, dt_util.utcnow() + timedelta(seconds=WARM_UP_DELAY + 1)
+        )
+        await hass.async_block_till_done(wait_background_tasks=True)
+        sent = len(proxy.bodies)
+        assert speech(await async_converse(hass, "turn on the kitchen light")) == DONE
+        await hass.config_entries.async_remove(entry.entry_id)
+    finally:
+        await proxy.close()
+    return sent, proxy.share(sent)
+
+
+async def test_the_first_request_of_a_conversation_is_read_from_the_warm_cache(
+    hass: HomeAssistant, ha_ready, llama: LlamaServers
+) -> None:
+    """Without the warm-up llama-server reads a new conversation's whole first
+    prompt; after it, at least 90% of that prompt comes from its cache."""
+    cold_sent, cold = await _first_request_share(hass, llama, warm=False)
+    warm_sent, warm = await _first_request_share(hass, llama, warm=True)
+
+    assert (cold_sent, warm_sent) == (0, 1)
+    assert cold == 0.0
+    assert warm >= 0.9
 
 
 # -- the agent check ---------------------------------------------------------

@@ -15,6 +15,7 @@ import logging
 import math
 from typing import Any
 
+import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -294,6 +295,26 @@ class OpenAICompatBackend:
                 MAX_MODEL_ID_CHARS,
             )
         return kept[:MAX_MODELS]
+
+    async def keep_alive(self, model: str, seconds: int) -> None:
+        """Tell the server how long to keep ``model`` loaded (-1: always).
+
+        Through the server kind's own request outside /v1 (Ollama's
+        /api/generate without a prompt loads the model and sets it).
+        """
+        path = self.kind.keep_alive_path
+        if path is None:
+            return
+        root = str(self._client.base_url).rstrip("/").removesuffix("/v1")
+        try:
+            async with asyncio.timeout(self.list_models_timeout):
+                await self._client.with_options(base_url=root).post(
+                    path,
+                    body={"model": model, "keep_alive": seconds},
+                    cast_to=httpx.Response,
+                )
+        except _SOURCE_ERRORS as err:
+            raise self._translate(err) from err
 
     # -- errors --------------------------------------------------------------------
 

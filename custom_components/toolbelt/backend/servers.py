@@ -59,6 +59,17 @@ class ServerKind:
     # offer evaluation. Whether one server and model really return them is
     # learned on the first evaluation (``AgentState.logprobs``).
     logprobs: bool = True
+    # The warm-up (warmup.py): whether sending an agent's fixed prompt ahead of
+    # its first turn pays off. A local server keeps the start of a prompt it
+    # processed and skips it next time; OpenAI bills the warm-up and keeps its
+    # cache for minutes only.
+    warm_up: bool = True
+    # How long, in seconds, the server keeps an idle model loaded unless told
+    # otherwise (its cache goes with it); None: until it stops.
+    idle_unload: float | None = None
+    # The server's own request (on its root, outside /v1) that sets how long
+    # the model stays loaded after it: ``{"model": …, "keep_alive": seconds}``.
+    keep_alive_path: str | None = None
     # Where the server reports the context size a request may fill, tried in
     # order (backend/context_size.py reads each).
     context_sources: tuple[str, ...] = ()
@@ -79,6 +90,7 @@ OPENAI = ServerKind(
     api_key_required=True,
     max_tokens_field="max_completion_tokens",
     constraints=("tool_choice",),
+    warm_up=False,
 )
 OLLAMA = ServerKind(
     key="ollama",
@@ -88,6 +100,13 @@ OLLAMA = ServerKind(
     default_base_url="http://localhost:11434/v1",
     # Ollama maps response_format to its own `format`; it returns logprobs
     # from version 0.12.11.
+    # An idle model is unloaded after OLLAMA_KEEP_ALIVE (5 minutes by
+    # default), its cache with it. The OpenAI endpoint has no keep_alive
+    # field and each request through it sets the server's default again, so
+    # the agent's choice goes through Ollama's own API after each request:
+    # /api/generate without a prompt only loads the model and sets it.
+    idle_unload=300.0,
+    keep_alive_path="/api/generate",
     # /api/ps: the context of the loaded model (its num_ctx, which a
     # request through the OpenAI endpoint cannot set); /api/show: num_ctx
     # from the model's Modelfile, when the model is not loaded.
@@ -134,6 +153,7 @@ VLLM = ServerKind(
     default_base_url="http://localhost:8000/v1",
     # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a
     # while: the default order prefers the new name.
+    # Its prefix cache (on by default since V1) keeps the warm prefix.
     context_sources=("vllm_models",),
     context_hint="start vLLM with a larger --max-model-len",
 )

@@ -104,6 +104,18 @@ class LoopSettings:
 
 
 @dataclass(slots=True)
+class _Prepared:
+    """What every hop of one turn shares; ``base`` loses the catalog at the cap."""
+
+    catalog: Catalog
+    tools: list[dict[str, Any]]
+    sent_tools: list[dict[str, Any]]
+    choice: FormatChoice
+    base: History
+    key: str
+
+
+@dataclass(slots=True)
 class _Hop:
     """What one model reply turned out to be."""
 
@@ -194,45 +206,23 @@ class ToolLoop:
         """One turn's hops, until an answer (see ``run``)."""
         settings = self._settings
         self._answer_format = answer_format
-        # The full schemas check arguments; the model reads the lean ones.
-        catalog = Catalog.from_openai(tools)
-        sent_tools = lean_tools(tools)
-        choice = choose_format(
-            settings.tool_format, settings.model, has_tools=bool(tools)
-        )
+        prepared = self._prepare(messages, tools, guidance)
+        catalog, choice = prepared.catalog, prepared.choice
         budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
-        base = self._base_messages(messages, catalog, choice, guidance)
         # The one place the tool role is decided: a text dialect or a server
         # that refused it uses fallback mode; a retry below may prove a refusal.
         fallback = choice.text_mode or not self._state.tool_role
         exchanges: History = []
         done: list[RoundCall] = []
-        key = fingerprint(catalog) if self._kinds and catalog.names else ""
         # The tool the honesty guard makes the next request call, if any.
         forced: str | None = None
 
         # Every hop but the last may run tools; the caps end the turn in time.
         for index in range(settings.max_tool_calls + 2):
             wrap_up = budget.exhausted
-            constraint = (
-                None
-                if wrap_up
-                else self._constraint(index, choice, catalog, key, forced)
-            )
+            constraint = None if wrap_up else self._constraint(index, prepared, forced)
             forced = None
-            request = CompletionRequest(
-                model=settings.model,
-                messages=self._messages(base, exchanges, choice.dialect, fallback),
-                tools=sent_tools
-                if choice.send_tools and tools and not wrap_up
-                else None,
-                stop=choice.stop_sequences if not _ran_tools(exchanges) else None,
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                stream=settings.stream,
-                timeout=settings.timeout,
-            )
-            _constrain(request, constraint)
+            request = self._request(prepared, exchanges, fallback, wrap_up, constraint)
             own_format = self._answer_format is not None and not request.constrained
             if own_format:
                 request.response_format = self._answer_format
@@ -294,7 +284,7 @@ class ToolLoop:
                         dropped = True
                         request.unconstrained()
                         if constraint and constraint.only_tool:
-                            request.tools = sent_tools
+                            request.tools = prepared.sent_tools
                         continue
                     if (
                         fallback
@@ -307,7 +297,7 @@ class ToolLoop:
                     recovered.add(BackendBadRequestError)
                     fallback = True
                 request.messages = self._messages(
-                    base, exchanges, choice.dialect, fallback
+                    prepared.base, exchanges, choice.dialect, fallback
                 )
             if BackendBadRequestError in recovered:
                 _LOGGER.info("Server rejected the tool role; using fallback mode")
@@ -393,7 +383,7 @@ class ToolLoop:
                 return
             if budget.exhausted:
                 # Nothing more may run: the catalog leaves the prompt too.
-                base = self._base_messages(
+                prepared.base = self._base_messages(
                     messages, catalog, choice, guidance, wrap_up=True
                 )
             exchanges.append(
@@ -406,6 +396,64 @@ class ToolLoop:
             )
 
         yield TextOut(self._settings.phrases.gave_up)
+
+    def opening_request(
+        self, messages: History, tools: list[dict[str, Any]], *, guidance: str = ""
+    ) -> CompletionRequest:
+        """The first request ``run`` sends for these messages and tools.
+
+        Built by the same code as every hop, so a warm-up that sends it (with
+        the user's words left out) starts byte for byte as a real turn does.
+        """
+        prepared = self._prepare(messages, tools, guidance)
+        fallback = prepared.choice.text_mode or not self._state.tool_role
+        constraint = self._constraint(0, prepared)
+        return self._request(prepared, [], fallback, False, constraint)
+
+    def _prepare(
+        self, messages: History, tools: list[dict[str, Any]], guidance: str
+    ) -> _Prepared:
+        """What every hop of a turn shares: the catalog, the format, the prompt."""
+        settings = self._settings
+        # The full schemas check arguments; the model reads the lean ones.
+        catalog = Catalog.from_openai(tools)
+        choice = choose_format(
+            settings.tool_format, settings.model, has_tools=bool(tools)
+        )
+        return _Prepared(
+            catalog=catalog,
+            tools=tools,
+            sent_tools=lean_tools(tools),
+            choice=choice,
+            base=self._base_messages(messages, catalog, choice, guidance),
+            key=fingerprint(catalog) if self._kinds and catalog.names else "",
+        )
+
+    def _request(
+        self,
+        prepared: _Prepared,
+        exchanges: History,
+        fallback: bool,
+        wrap_up: bool,
+        constraint: HopConstraint | None,
+    ) -> CompletionRequest:
+        """One hop's request: the prompt so far, the tools, the hop's constraint."""
+        settings = self._settings
+        choice = prepared.choice
+        request = CompletionRequest(
+            model=settings.model,
+            messages=self._messages(prepared.base, exchanges, choice.dialect, fallback),
+            tools=prepared.sent_tools
+            if choice.send_tools and prepared.tools and not wrap_up
+            else None,
+            stop=choice.stop_sequences if not _ran_tools(exchanges) else None,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            stream=settings.stream,
+            timeout=settings.timeout,
+        )
+        _constrain(request, constraint)
+        return request
 
     # -- one hop ---------------------------------------------------------------
 
@@ -496,16 +544,12 @@ class ToolLoop:
     # -- constraints ---------------------------------------------------------------
 
     def _constraint(
-        self,
-        index: int,
-        choice: FormatChoice,
-        catalog: Catalog,
-        key: str,
-        forced: str | None = None,
+        self, index: int, prepared: _Prepared, forced: str | None = None
     ) -> HopConstraint | None:
         """This hop's constraint; ``forced``: a call the honesty guard asks for
         (that tool, or any tool when "")."""
         settings = self._settings
+        catalog, choice = prepared.catalog, prepared.choice
         if not self._kinds or not catalog.names:
             return None
         shape: tuple[Shape, str | None] | None
@@ -528,7 +572,7 @@ class ToolLoop:
             kinds=self._kinds,
             named_tool_choice=settings.named_tool_choice,
             catalog=catalog,
-            key=key,
+            key=prepared.key,
             dialect=choice.dialect.name,
             opened_reasoning=opens_reasoning_in_template(settings.model),
         )
