@@ -83,6 +83,7 @@ PLACEHOLDERS = {
     "question": "Q",
     "reply": "R",
     "count": "3",
+    "status": "500",
 }
 
 

@@ -11,6 +11,7 @@ real forms as well.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import importlib.util
 import json
 from pathlib import Path
 import re
@@ -225,3 +226,22 @@ def test_a_translation_keeps_the_english_placeholders(path: Path) -> None:
         if _placeholders(text) != _placeholders(english[key])
     }
     assert differ == {}
+
+
+def test_the_browser_check_fills_every_placeholder() -> None:
+    """The browser check renders every string with stand-in values; a missing
+    one shows only as a console error there, so it is checked here."""
+    spec = importlib.util.spec_from_file_location(
+        "dev_browser", INTEGRATION.parents[1] / "script" / "dev_browser.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    browser = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(browser)
+    used = set().union(
+        *(
+            re.findall(r"\{(\w+)\}", text)
+            for _, text in _leaves(json.loads(ENGLISH.read_text(encoding="utf-8")))
+        )
+    )
+    assert used <= set(browser.PLACEHOLDERS)
