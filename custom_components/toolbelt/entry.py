@@ -129,10 +129,12 @@ def agent_turn(
     warm-up counts from the turn's end.
     """
     runtime = entry.runtime_data  # a reload after the turn replaces it
-    with entry_in_use(hass, entry), agent_prompt(entry, subentry):
-        yield
-    if warm_up := runtime.warm_ups.get(subentry.subentry_id):
-        warm_up.async_turn_done()
+    try:
+        with entry_in_use(hass, entry), agent_prompt(entry, subentry):
+            yield
+    finally:  # a failed turn reached the server too (Ollama's keep-alive)
+        if warm_up := runtime.warm_ups.get(subentry.subentry_id):
+            warm_up.async_turn_done()
 
 
 def agent_prompt(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from homeassistant.components.homeassistant.exposed_entities import (
     async_listen_entity_updates,
 )
-from homeassistant.const import EVENT_HOMEASSISTANT_STARTED
+from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import CALLBACK_TYPE, Event, HomeAssistant, callback
 from homeassistant.helpers import (
     area_registry as ar,
@@ -40,6 +40,7 @@ from homeassistant.helpers import (
 )
 from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.event import async_call_later
+from homeassistant.helpers.start import async_at_started
 
 from .backend.base import CompletionRequest
 from .backend.errors import BackendError
@@ -119,14 +120,9 @@ class WarmUp:
         self._unsubs.append(
             async_listen_entity_updates(hass, "conversation", self.async_schedule)
         )
-        if hass.is_running:
-            self.async_schedule()
-        else:
-            self._unsubs.append(
-                hass.bus.async_listen_once(
-                    EVENT_HOMEASSISTANT_STARTED, self._async_changed
-                )
-            )
+        # Safe to cancel after it fired (a reload later), unlike listen_once.
+        self._unsubs.append(async_at_started(hass, self._async_started))
+        self._unsubs.append(self._async_listen_stop())
 
     @callback
     def async_stop(self) -> None:
@@ -143,6 +139,30 @@ class WarmUp:
     @callback
     def _async_changed(self, _event: Event) -> None:
         self.async_schedule()
+
+    @callback
+    def _async_started(self, _hass: HomeAssistant) -> None:
+        self.async_schedule()
+
+    @callback
+    def _async_listen_stop(self) -> CALLBACK_TYPE:
+        """Stop when HA stops (its entities stay, so nothing else stops the
+        timers); the returned remover is safe to call after that."""
+        unsub: CALLBACK_TYPE | None = None
+
+        @callback
+        def stopping(_event: Event) -> None:
+            nonlocal unsub
+            unsub = None
+            self.async_stop()
+
+        @callback
+        def cancel() -> None:
+            if unsub is not None:
+                unsub()
+
+        unsub = self._hass.bus.async_listen_once(EVENT_HOMEASSISTANT_STOP, stopping)
+        return cancel
 
     @callback
     def async_schedule(self) -> None:
@@ -169,7 +189,7 @@ class WarmUp:
 
         A server that forgets the keep-alive at each request is told again.
         """
-        if self._keep_alive is not None:
+        if self._keep_alive is not None and not self._hass.is_stopping:
             self._entry.async_create_background_task(
                 self._hass, self._async_keep_alive(), "toolbelt keep-alive"
             )
@@ -177,6 +197,8 @@ class WarmUp:
 
     @callback
     def _async_start_task(self) -> None:
+        if self._hass.is_stopping:
+            return
         if self._task is not None and not self._task.done():
             return
         self._task = self._entry.async_create_background_task(

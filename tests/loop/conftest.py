@@ -74,6 +74,10 @@ class House:
         finally:
             self.active -= 1
         name = call.arguments.get("name") or call.arguments.get("area") or "?"
+        if name == "Unavailable lamp":
+            return ToolOutcome(
+                "ERROR: HomeAssistantError: it is unavailable", failed=True
+            )
         if call.name.endswith("HassTurnOn"):
             self.states[name] = "on"
         elif call.name.endswith("HassTurnOff"):

@@ -209,3 +209,24 @@ async def test_the_reminder_forces_the_command_where_the_server_can(
         "function": {"name": "HassTurnOn"},
     }
     assert "tool_choice" not in last.body
+
+
+async def test_a_command_that_failed_is_the_models_to_explain(harness: Harness) -> None:
+    """The model tried the command and it failed: its reason is heard, not
+    "nothing was changed", and it is not told that it called no tool."""
+    harness.server.reply_tool_calls(
+        [{"name": "HassTurnOn", "arguments": {"name": "Unavailable lamp"}}]
+    )
+    reason = "I could not turn on the lamp: it is unavailable."
+    harness.server.reply_text(reason, chunks=list(reason))
+
+    turn = await harness.turn(
+        "turn on the unavailable lamp", recognizer=Recognizer(COMMAND)
+    )
+
+    assert turn.text == reason
+    assert len(harness.server.requests) == 2
+    assert all(
+        m.get("content") != NOTHING_CHANGED_NOTE
+        for m in harness.server.requests[1].messages
+    )

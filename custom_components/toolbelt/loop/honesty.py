@@ -75,6 +75,12 @@ def acted(done: Sequence[RoundCall]) -> bool:
     return any(call.device_command and call.succeeded for call in done)
 
 
+def tried(done: Sequence[RoundCall]) -> bool:
+    """Whether the turn called a device command, worked or not: its answer
+    (a failure's reason too) is the model's to give."""
+    return any(call.device_command for call in done)
+
+
 class HonestyGuard:
     """One turn's guard: recognition started once, its verdict kept."""
 
@@ -106,20 +112,20 @@ class HonestyGuard:
 
     async def holds(self, done: Sequence[RoundCall]) -> bool:
         """Whether a reply's spoken words wait for its end: the words were a
-        device command and no device command of the turn has worked yet."""
+        device command and no device command of the turn was tried yet."""
         return await self.disputes(done) is not None
 
     def holds_now(self, done: Sequence[RoundCall]) -> bool | None:
         """``holds`` if it is known without waiting (recognition is started if
         it was not); None while recognition runs."""
-        if acted(done):
+        if tried(done):
             return False
         task = self._start()
         return task.result() is not None if task.done() else None
 
     async def disputes(self, done: Sequence[RoundCall]) -> Recognized | None:
         """The command the turn's answer would leave undone, or None."""
-        return None if acted(done) else await self.command()
+        return None if tried(done) else await self.command()
 
     async def close(self) -> None:
         """Stop recognizing if the turn ended first."""

@@ -531,8 +531,9 @@ class ToolLoop:
             streamed.append(tail)
             waiting += tail
         if holding is None and waiting:
-            # The reply has ended: waiting no longer holds up the server.
-            holding = guard is not None and await guard.holds(done)
+            # The reply has ended: waiting no longer holds up the server. Words
+            # before a call are said before it runs anyway: no verdict needed.
+            holding = not parse.calls and guard is not None and await guard.holds(done)
         if not holding and waiting and (new := _unsaid(said, streamed, waiting)):
             yield TextOut(new)
         out = "".join(streamed)
