@@ -12,6 +12,7 @@ from datetime import timedelta
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
+from homeassistant.const import EVENT_HOMEASSISTANT_STOP
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -175,3 +176,20 @@ async def test_the_agent_form_offers_what_the_server_takes(
         "ollama": {CONF_WARM_UP, CONF_KEEP_ALIVE},
         "openai": set(),
     }
+
+
+async def test_nothing_is_sent_once_home_assistant_stops(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """HA keeps its entities at stop: the warm-up stops on HA's stop event, so a
+    prompt change during shutdown sends nothing."""
+    await _warm(hass, openai_server)
+    assert len(openai_server.requests) == 1
+
+    hass.bus.async_fire(EVENT_HOMEASSISTANT_STOP)
+    await hass.async_block_till_done()
+    openai_server.reply_text("x")
+    async_expose_entity(hass, "conversation", "light.kitchen_light", False)
+    await _later(hass)
+
+    assert len(openai_server.requests) == 1
