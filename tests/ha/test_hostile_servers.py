@@ -201,7 +201,7 @@ async def test_an_endless_reply_is_cut_at_the_limit_and_not_kept(
     openai_server.reply(
         [{"content": piece}] * (MAX_REPLY_CHARS // len(piece) + 3),
         role=True,
-        delay=1.0,
+        delay=2.0,
     )
 
     result, deltas = await async_converse_streamed(hass, "tell me a story")

@@ -30,10 +30,10 @@ def thinking(deltas: list[dict]) -> str:
 
 
 # A local model's time to its first token. The honesty guard reads the user's
-# words with HA's recognizer before a reply's first words (about 0.2 s on a
-# fresh HA's first turn, milliseconds after): a model that answers sooner
-# is heard once the verdict is in.
-FIRST_TOKEN = 1.0
+# words with HA's recognizer before a reply's first words (on a fresh HA's
+# first turn about 0.2 s, 0.5 s on HA 2026.2; milliseconds after): a model
+# that answers sooner is heard once the verdict is in.
+FIRST_TOKEN = 2.0
 
 
 def pieces_of(deltas: list[dict], text: str) -> int:
