@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..calls import build_result
 from ..prompting import json_catalog
-from ._markup import prefer_outside_reasoning
 from .base import Dialect
-from .hermes import parse_tagged
+from .hermes import tagged_result
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -39,9 +37,7 @@ class GigaChatDialect(Dialect):
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        found = parse_tagged(text, catalog, tags=_TAGS, function_tags=False, bare=False)
-        found = prefer_outside_reasoning(text, found)
-        return build_result(text, found, self.name, sanitize=self.sanitize)
+        return tagged_result(self, text, catalog, _TAGS)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

@@ -35,7 +35,7 @@ from ..scan import (
     skip_ws,
     tag_blocks,
 )
-from ._markup import too_many
+from ._markup import prefer_outside_reasoning, too_many
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 
@@ -190,6 +190,20 @@ def parse_tagged(
         if "```" in text or "~~~" in text:
             found.extend(fenced_json_calls(text, catalog, **style))
     return _drop_overlaps(found)
+
+
+def tagged_result(
+    dialect: Dialect,
+    text: str,
+    catalog: Catalog,
+    tags: tuple[tuple[str, str, bool], ...],
+) -> ParseResult:
+    """A reply of a family that writes JSON calls only inside its own ``tags``
+    (Apriel, GigaChat, InternLM): the calls outside its reasoning, the rest as
+    content."""
+    found = parse_tagged(text, catalog, tags=tags, function_tags=False, bare=False)
+    found = prefer_outside_reasoning(text, found)
+    return build_result(text, found, dialect.name, sanitize=dialect.sanitize)
 
 
 class HermesDialect(Dialect):
