@@ -1,4 +1,4 @@
-"""Seed 003 in the HA-free loop: after each round the results may end the turn."""
+"""The HA-free loop: after each round the results may end the turn."""
 
 from __future__ import annotations
 

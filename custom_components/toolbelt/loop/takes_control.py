@@ -1,4 +1,4 @@
-"""Whether a tool round ends the turn: the loop asks after every round (seed 003).
+"""Whether a tool round ends the turn: the loop asks after every round.
 
 Some rounds need no second model request: a tool already has the answer (a
 hand-off returns another agent's reply), or the round only switched devices

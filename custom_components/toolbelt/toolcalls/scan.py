@@ -280,7 +280,7 @@ def _after_tag(text: str, pos: int) -> bool:
 def prose_json_calls(
     text: str, catalog: Catalog, *, start: int = 0, id_style: str = "openai"
 ) -> list[Found]:
-    """Call objects or arrays standing anywhere in prose (corpus rule 8).
+    """Call objects or arrays standing anywhere in prose.
 
     A user who asked for something wants it done, whatever text surrounds the
     call. What keeps prose safe is the shape, not the position: the value must

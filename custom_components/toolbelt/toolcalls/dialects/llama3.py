@@ -56,8 +56,9 @@ class Llama3Dialect(Dialect):
     """Meta Llama 3.1 / 3.2 / 3.3 JSON tool calling."""
 
     name: ClassVar[str] = "llama3"
-    # A call object may stand anywhere in prose (corpus rule 8): its opening
-    # also tells the fallback that a reply is in this format.
+    # A call object may stand anywhere in prose (if it names its arguments
+    # and a catalog tool): its opening also tells the fallback that a reply
+    # is in this format.
     markers: ClassVar[tuple[str, ...]] = (PYTHON_TAG, '{"name"', '{ "name"')
     # Streaming holds from wherever such an object may begin.
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
