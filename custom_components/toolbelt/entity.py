@@ -58,6 +58,7 @@ from .loop.honesty import CommandRecognizer
 from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
+from .tools.definitions import ALIASES
 
 
 def loop_settings(
@@ -88,6 +89,7 @@ def loop_settings(
         named_tool_choice=kind.named_tool_choice,
         silent_answers=silent_answers,
         phrases=phrases,
+        aliases=ALIASES,
     )
 
 
