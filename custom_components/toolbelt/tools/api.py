@@ -69,7 +69,7 @@ DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
 # removing Toolbelt drops them (async_drop_traces).
 DATA_TRACES: HassKey[TraceLog] = HassKey("toolbelt_traces")
 # All our tools, offered or not: calls by any name resolve here as the parser
-# resolves them (folding, namespaces, the alias table).
+# resolves them (folding, namespaces, every tool's declared aliases).
 OUR_CATALOG = Catalog(
     [ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS], ALIASES
 )
