@@ -4,10 +4,10 @@ Prompts, fine-tunes and small models call tools by names they were never
 offered: ``memorize`` for a ``memory`` tool's store action, ``web_search`` for
 a ``search`` tool. The host says which names mean which of its tools, and which
 arguments a name implies (an ``Alias``); the parser itself names no tool.
-``Catalog.resolve`` maps such a name to the first exposed tool of the same
-meaning (another tool already offered under one of the names first, the
-aliased tool's own name last); ``Catalog.implied_arguments`` then adds what the
-name implies when it reached the aliased tool itself.
+``Catalog.resolve`` maps such a name to the first name of the same meaning
+that the catalog offers (a memory server's own ``search_memory`` before the
+aliased tool, whose own name comes last); ``Catalog.implied_arguments`` then
+adds what the name implies when it reached the aliased tool itself.
 """
 
 from __future__ import annotations
