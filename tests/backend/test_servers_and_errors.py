@@ -14,6 +14,7 @@ from custom_components.toolbelt.backend.servers import (
     SERVER_KINDS,
     get_server_kind,
 )
+from custom_components.toolbelt.server_names import kind_label
 
 
 def test_kinds_have_their_usual_local_addresses() -> None:
@@ -27,7 +28,9 @@ def test_kinds_have_their_usual_local_addresses() -> None:
         "lmstudio": ("http://localhost:1234/v1", False),
         "other": ("http://localhost:8000/v1", False),
     }
-    assert len({kind.name for kind in SERVER_KINDS.values()}) == len(SERVER_KINDS)
+    assert len({kind_label(kind) for kind in SERVER_KINDS.values()}) == len(
+        SERVER_KINDS
+    )
 
 
 def test_unknown_kind_falls_back_to_other() -> None:

@@ -32,6 +32,7 @@ from custom_components.toolbelt.backend.openai_compat import _broke_off
 from custom_components.toolbelt.backend.servers import SERVER_KINDS
 from custom_components.toolbelt.const import DOMAIN
 from custom_components.toolbelt.loop.phrasebook import PHRASE_KEYS
+from custom_components.toolbelt.server_names import spoken_name
 from custom_components.toolbelt.spoken import LANGUAGES, async_phrases
 from tests.ha.conftest import (
     async_add_toolbelt,
@@ -281,5 +282,5 @@ async def test_english_names_the_servers_as_their_errors_do(
     english = await async_phrases(hass, "en")
 
     assert {key: english.say(f"server_name_{key}") for key in SERVER_KINDS} == {
-        key: kind.spoken for key, kind in SERVER_KINDS.items()
+        key: spoken_name(kind) for key, kind in SERVER_KINDS.items()
     }
