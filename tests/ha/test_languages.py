@@ -79,6 +79,38 @@ async def test_a_german_conversation_hears_a_server_timeout_in_german(
     assert streamed_text(deltas) == ""
 
 
+@pytest.mark.parametrize(
+    ("server_kind", "server"),
+    [
+        ("openai", "OpenAI"),
+        ("ollama", "Ollama"),
+        ("vllm", "der vLLM-Server"),
+        ("lmstudio", "LM Studio"),
+        ("other", "der Modellserver"),
+    ],
+)
+async def test_a_server_timeout_in_german_names_the_kind_the_german_way(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    server_kind: str,
+    server: str,
+) -> None:
+    """Each kind's name in a German sentence is German (llama.cpp: above)."""
+    await async_add_toolbelt(
+        hass, openai_server, server_kind=server_kind, request_timeout=0.5
+    )
+    openai_server.reply_delay(5)
+
+    result = await async_converse(hass, "Mach das Licht an", language="de")
+
+    assert speech(result) == (
+        f"Entschuldigung, {server} hat nicht rechtzeitig geantwortet."
+    )
+    german = await async_phrases(hass, "de")
+    assert german.server_name(server_kind) == server
+
+
 async def test_a_german_conversation_hears_no_answer_in_german(
     hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
 ) -> None:
