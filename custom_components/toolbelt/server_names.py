@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-from .backend.servers import OPENAI, ServerKind
+from .backend.servers import ServerKind
 from .settings import server_settings
 
 # Read at import, which HA runs in its executor.
@@ -124,6 +124,6 @@ def default_title(data: Mapping[str, Any]) -> str:
     """A readable entry title: "llama.cpp on 192.168.1.20", or just "OpenAI"."""
     server = server_settings(data)
     kind, url = server.kind, server.base_url
-    if kind is OPENAI and address(url) == address(OPENAI.default_base_url):
+    if kind.hosted and address(url) == address(kind.default_base_url):
         return kind.short
     return f"{kind.short} on {address(url)}"

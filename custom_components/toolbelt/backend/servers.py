@@ -31,6 +31,9 @@ class ServerKind:
     # The defaults below are what most servers do; each kind states only how it
     # differs.
     api_key_required: bool = False
+    # A service at one address (``default_base_url``): an entry there is titled
+    # by the kind alone ("OpenAI"), not "OpenAI on api.openai.com".
+    hosted: bool = False
     # Accepts stream_options={"include_usage": True} (token usage in the last chunk).
     stream_usage: bool = True
     # Delta/message fields that carry reasoning, preferred first. Only the first
@@ -85,6 +88,7 @@ OPENAI = ServerKind(
     short="OpenAI",
     default_base_url="https://api.openai.com/v1",
     api_key_required=True,
+    hosted=True,
     max_tokens_field="max_completion_tokens",
     constraints=("tool_choice",),
     warm_up=False,
