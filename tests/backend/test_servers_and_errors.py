@@ -10,6 +10,7 @@ import typing
 
 import pytest
 
+from custom_components import toolbelt
 from custom_components.toolbelt.backend.errors import (
     BackendBadRequestError,
     BackendServerError,
@@ -23,9 +24,7 @@ from custom_components.toolbelt.backend.servers import (
 )
 from custom_components.toolbelt.server_names import kind_label, spoken_name
 
-TRANSLATIONS = (
-    Path(__file__).parents[2] / "custom_components" / "toolbelt" / "translations"
-)
+TRANSLATIONS = Path(toolbelt.__file__).parent / "translations"
 
 
 def test_kinds_have_their_usual_local_addresses() -> None:
