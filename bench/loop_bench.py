@@ -37,6 +37,7 @@ from custom_components.toolbelt.backend.base import (
     ToolCallDelta,
 )
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.servers import get_server_kind
 from custom_components.toolbelt.entity import chat_log_deltas
 from custom_components.toolbelt.ha_tools import (
     device_guidance,
@@ -132,7 +133,9 @@ async def first_delta_latency(hass: HomeAssistant) -> list[float]:
         client = openai.AsyncOpenAI(
             base_url=server.base_url, api_key="sk-bench", max_retries=0
         )
-        backend = OpenAICompatBackend(client, server_kind="llamacpp", label="bench")
+        backend = OpenAICompatBackend(
+            client, kind=get_server_kind("llamacpp"), label="bench"
+        )
         for n in range(20):
             words = ANSWER.split(" ")
             chunks = [w + " " for w in words[:-1]] + [words[-1]]

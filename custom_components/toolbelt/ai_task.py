@@ -28,8 +28,8 @@ from . import compat
 from .attachments import ImageParts, async_image_parts
 from .backend.errors import BackendError
 from .backend.status import refuses_images
-from .const import CONF_CONSTRAINTS, CONF_MODEL, DOMAIN, LOGGER, SUBENTRY_AI_TASK
-from .entity import ToolbeltLLMEntity, add_subentry_entities, loop_settings
+from .const import CONF_CONSTRAINTS, DOMAIN, LOGGER, SUBENTRY_AI_TASK
+from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, entry_in_use
 from .ha_executor import HAExecutor
 from .history import chat_log_messages
@@ -50,6 +50,7 @@ from .loop.structured import (
     read_structured,
 )
 from .loop.transcript import History
+from .settings import agent_settings, loop_settings
 
 JSON_SCHEMA = "json_schema"
 
@@ -105,7 +106,7 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
         schema = compat.structure_schema(
             task.structure, llm_api.custom_serializer if llm_api else None
         )
-        honoured = JSON_SCHEMA in (self.subentry.data.get(CONF_CONSTRAINTS) or ())
+        honoured = JSON_SCHEMA in agent_settings(self.subentry.data).constraints
         refused = JSON_SCHEMA in self.agent_state.refused
         # A schema on every request would keep the model from calling tools.
         constrained = honoured and not refused and not tools
@@ -198,7 +199,7 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
                 translation_domain=DOMAIN,
                 translation_key="images_refused",
                 translation_placeholders={
-                    "model": self.subentry.data.get(CONF_MODEL, ""),
+                    "model": agent_settings(self.subentry.data).model,
                     "server": err.server,
                 },
             )

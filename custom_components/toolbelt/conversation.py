@@ -22,22 +22,7 @@ from . import compat
 from .backend.base import CompletionRequest
 from .backend.errors import BackendError
 from .confirmations import async_confirmation
-from .const import (
-    CONF_HANDOFF_TARGETS,
-    CONF_INSTANT_CONFIRMATIONS,
-    CONF_KEEP_ALIVE,
-    CONF_LARGE_HOME,
-    CONF_LLM_HASS_API,
-    CONF_MODEL,
-    CONF_PROMPT,
-    CONF_RUN_RECOGNIZED,
-    CONF_WARM_UP,
-    DEFAULT_KEEP_ALIVE,
-    DEFAULT_LARGE_HOME,
-    DOMAIN,
-    LOGGER,
-    SUBENTRY_CONVERSATION,
-)
+from .const import DOMAIN, LOGGER, SUBENTRY_CONVERSATION
 from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
@@ -47,6 +32,7 @@ from .large_home import ConversationHomes
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .recognizer import IntentRecognizer, async_load_sentences
+from .settings import agent_settings
 from .spoken import Phrases, async_phrases
 from .toolcalls.prompting import result_text
 from .tools.api import async_record_call
@@ -75,7 +61,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         """The shared device; Assist may control the home when an API is set."""
         super().__init__(entry, subentry)
         self._homes = ConversationHomes()
-        if subentry.data.get(CONF_LLM_HASS_API):
+        if agent_settings(subentry.data).llm_apis:
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
             )
@@ -84,20 +70,16 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         """Start the agent's warm-up and keep-alive (warmup.py), where they apply."""
         await super().async_added_to_hass()
         runtime = self.entry.runtime_data
-        kind, options = runtime.kind, self.subentry.data
-        prefix = kind.warm_up and bool(options.get(CONF_WARM_UP, True))
-        keep_alive = (
-            float(options.get(CONF_KEEP_ALIVE, DEFAULT_KEEP_ALIVE))
-            if kind.keep_alive_path
-            else None
-        )
+        kind, options = runtime.kind, agent_settings(self.subentry.data)
+        prefix = kind.warm_up and options.warm_up
+        keep_alive = options.keep_alive if kind.keep_alive_path else None
         if not prefix and keep_alive is None:
             return
         warm_up = WarmUp(
             self.hass,
             self.entry,
             self._async_warm_up_request,
-            model=str(options.get(CONF_MODEL) or ""),
+            model=options.model,
             prefix=prefix,
             keep_alive=keep_alive,
         )
@@ -123,7 +105,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         HA's Assist pipeline calls this before it runs; recognizing a turn's
         words then costs milliseconds, not the seconds of a first load.
         """
-        if self.subentry.data.get(CONF_LLM_HASS_API):
+        if agent_settings(self.subentry.data).llm_apis:
             await async_load_sentences(self.hass, language or self.hass.config.language)
 
     async def async_process(
@@ -174,11 +156,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
     ) -> None:
         """HA builds the turn's system prompt and tools from the agent's options."""
-        options = self.subentry.data
+        options = agent_settings(self.subentry.data)
         await chat_log.async_provide_llm_data(
             user_input.as_llm_context(DOMAIN),
-            await self._usable_apis(user_input, options.get(CONF_LLM_HASS_API)),
-            options.get(CONF_PROMPT),
+            await self._usable_apis(user_input, options.llm_apis),
+            options.prompt,
             user_input.extra_system_prompt,
         )
 
@@ -228,7 +210,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         self, user_input: conversation.ConversationInput
     ) -> Sequence[TakesControl]:
         """The agent's optional takes-control checks (hand-off needs none)."""
-        if not self.subentry.data.get(CONF_INSTANT_CONFIRMATIONS, False):
+        if not agent_settings(self.subentry.data).instant_confirmations:
             return ()
 
         async def confirm(outcomes: Sequence[ResultOut]) -> str:
@@ -251,14 +233,14 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         handoff = Handoff(
             self.hass,
             self.entity_id,
-            list(self.subentry.data.get(CONF_HANDOFF_TARGETS) or ()),
+            list(agent_settings(self.subentry.data).handoff_targets),
             user_input,
             chat_log.conversation_id,
         )
         prompt = turn_prompt(
             self.hass,
             chat_log,
-            self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
+            agent_settings(self.subentry.data).large_home,
             devices,
             [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else [],
         )
@@ -314,7 +296,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
                 user_input,
                 tools,
                 executor,
-                run=bool(self.subentry.data.get(CONF_RUN_RECOGNIZED, False)),
+                run=agent_settings(self.subentry.data).run_recognized,
             )
             if executor.offers_device_commands()
             else None

@@ -20,23 +20,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from . import compat
 from .backend.base import CompletionRequest
 from .backend.errors import BackendAuthError, BackendError
-from .backend.servers import ServerKind
-from .const import (
-    CONF_CONSTRAINTS,
-    CONF_MAX_DEVICE_COMMANDS,
-    CONF_MAX_TOKENS,
-    CONF_MAX_TOOL_CALLS,
-    CONF_MODEL,
-    CONF_REQUEST_TIMEOUT,
-    CONF_STRICT_CALLS,
-    CONF_TEMPERATURE,
-    CONF_TOOL_CHOICE,
-    CONF_TOOL_FORMAT,
-    DEFAULT_TOOL_CHOICE,
-    DOMAIN,
-    LOGGER,
-    OPTION_DEFAULTS,
-)
+from .const import DOMAIN, LOGGER
 from .entry import ToolbeltConfigEntry
 from .ha_tools import device_guidance
 from .history import recorded_result
@@ -47,7 +31,6 @@ from .loop import (
     Executor,
     HopStart,
     LoopEvent,
-    LoopSettings,
     Phrasebook,
     ReasoningOut,
     ResultOut,
@@ -58,37 +41,8 @@ from .loop.honesty import CommandRecognizer
 from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
-
-
-def loop_settings(
-    options: Mapping[str, Any],
-    kind: ServerKind,
-    *,
-    silent_answers: bool = False,
-    phrases: Phrasebook = ENGLISH,
-) -> LoopSettings:
-    """An entity's subentry options as loop settings (the UI stores floats).
-
-    ``silent_answers``: an empty answer may stay silent (an Assist agent on an
-    HA that keeps silent responses; never an AI Task, which must answer).
-    ``phrases``: what the loop says itself, in the conversation's language.
-    """
-    options = {**OPTION_DEFAULTS, **options}
-    return LoopSettings(
-        model=options.get(CONF_MODEL, ""),
-        tool_format=options[CONF_TOOL_FORMAT],
-        temperature=float(options[CONF_TEMPERATURE]),
-        max_tokens=int(options[CONF_MAX_TOKENS]),
-        timeout=float(options[CONF_REQUEST_TIMEOUT]),
-        max_tool_calls=int(options[CONF_MAX_TOOL_CALLS]),
-        max_device_commands=int(options[CONF_MAX_DEVICE_COMMANDS]),
-        tool_choice=str(options.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip(),
-        strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
-        constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
-        named_tool_choice=kind.named_tool_choice,
-        silent_answers=silent_answers,
-        phrases=phrases,
-    )
+from .server_names import kind_label
+from .settings import agent_settings, loop_settings
 
 
 def add_subentry_entities(
@@ -119,8 +73,8 @@ class ToolbeltLLMEntity(Entity):
         self._attr_device_info = dr.DeviceInfo(
             identifiers={(DOMAIN, subentry.subentry_id)},
             name=subentry.title,
-            manufacturer=entry.runtime_data.kind.name,
-            model=subentry.data.get(CONF_MODEL),
+            manufacturer=kind_label(entry.runtime_data.kind),
+            model=agent_settings(subentry.data).model or None,
             entry_type=dr.DeviceEntryType.SERVICE,
         )
 

@@ -38,19 +38,26 @@ class Phrases:
         """The sentence ``key`` with its placeholders filled in."""
         return self._texts[_message(key)].format(**placeholders)
 
+    def server_name(self, kind: str, *, sentence: str | None = None) -> str:
+        """The server kind ``kind`` as a sentence names it: the ``{server}`` value.
+
+        Named for ``sentence`` (a key), it is English where that sentence is.
+        """
+        texts = self._texts
+        if (
+            sentence is not None
+            and texts[_message(sentence)] == self._english[_message(sentence)]
+        ):
+            texts = self._english
+        return texts[_message(f"server_name_{kind}")]
+
     def server_error(self, err: BackendError, kind: str) -> str:
         """What the user hears when the model server failed: its kind, then why.
 
         A sentence that fell back to English names the server in English too.
         """
-        sentence = _message(err.key)
-        names = (
-            self._english
-            if self._texts[sentence] == self._english[sentence]
-            else self._texts
-        )
-        server = names[_message(f"server_name_{kind}")]
-        return self._texts[sentence].format(**err.placeholders, server=server)
+        server = self.server_name(kind, sentence=err.key)
+        return self.say(err.key, **err.placeholders, server=server)
 
     def phrasebook(self) -> Phrasebook:
         """The sentences the HA-free loop says itself."""

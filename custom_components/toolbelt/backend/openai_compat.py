@@ -50,7 +50,7 @@ from .sdk_compat import (
     TIMEOUT_ERRORS,
     TRANSPORT_ERRORS,
 )
-from .servers import ServerKind, get_server_kind, is_tool_parse_error
+from .servers import ServerKind, is_tool_parse_error
 from .sse import DONE, EventTooLargeError, sse_data, sse_lines
 from .status import is_context_overflow, retry_after
 
@@ -82,11 +82,14 @@ class OpenAICompatBackend:
     """Talks to one server through a caller-owned `openai.AsyncOpenAI` client."""
 
     def __init__(
-        self, client: openai.AsyncOpenAI, *, server_kind: str, label: str
+        self, client: openai.AsyncOpenAI, *, kind: ServerKind, label: str
     ) -> None:
-        """`label` names the server in errors the user hears (e.g. "Ollama")."""
+        """``kind``: the server's traits, which the loop and the check read here.
+
+        ``label`` names the server in errors (e.g. "Ollama").
+        """
         self._client = client
-        self.kind: ServerKind = get_server_kind(server_kind)
+        self.kind = kind
         self.label = label
         self.list_models_timeout = LIST_MODELS_TIMEOUT
 

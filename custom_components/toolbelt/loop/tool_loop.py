@@ -18,6 +18,7 @@ from typing import Any
 
 from ..backend.accumulate import ToolCallAccumulator
 from ..backend.base import (
+    DEFAULT_REQUEST_TIMEOUT,
     CompletionRequest,
     Finish,
     ModelBackend,
@@ -32,6 +33,7 @@ from ..backend.errors import (
     BackendError,
     BackendToolParseError,
 )
+from ..backend.servers import OPENAI, ServerKind
 from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
 from ..toolcalls.calls import new_call_id
 from ..toolcalls.constraint import Shape, fingerprint, unwrap_answer
@@ -86,7 +88,7 @@ class LoopSettings:
     tool_format: str = "auto"
     temperature: float | None = None
     max_tokens: int | None = None
-    timeout: float = 60.0
+    timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_tool_calls: int = 20
     max_device_commands: int = 3
     stream: bool = True
@@ -95,7 +97,9 @@ class LoopSettings:
     tool_choice: str = AUTO
     strict_calls: bool = False
     constraints: tuple[str, ...] = ()
-    named_tool_choice: bool = True
+    # The server kind's traits (backend/servers.py) the loop honours; OpenAI's
+    # API is the reference shape.
+    server: ServerKind = OPENAI
     # Whether an answer may be empty: the model wrote nothing, no tool ran,
     # and the host keeps that as a silent response (HA 2026.11+ does).
     silent_answers: bool = False
@@ -571,7 +575,7 @@ class ToolLoop:
             shape,
             text_mode=choice.text_mode,
             kinds=self._kinds,
-            named_tool_choice=settings.named_tool_choice,
+            named_tool_choice=settings.server.named_tool_choice,
             catalog=catalog,
             key=prepared.key,
             dialect=choice.dialect.name,
