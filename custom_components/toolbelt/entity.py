@@ -187,6 +187,7 @@ class ToolbeltLLMEntity(Entity):
         answer's format; ``recognizer``: the honesty guard for these tools.
         """
         turn = self._turn(chat_log, own_tools, images=images, instructions=instructions)
+        on_result = self._tracer(trace_id, turn.executor) if trace_id else None
         loop = self._tool_loop(
             turn.executor,
             options=options,
@@ -202,7 +203,6 @@ class ToolbeltLLMEntity(Entity):
             guidance=_guidance(turn.tools),
             answer_format=answer_format,
         )
-        on_result = self._tracer(trace_id, turn.executor) if trace_id else None
         try:
             async for _content in chat_log.async_add_delta_content_stream(
                 self.entity_id, chat_log_deltas(events, on_result)

@@ -54,27 +54,25 @@ def turn_prompt(
     added to the system prompt for this run only (the ChatLog keeps HA's).
     """
     llm_api = chat_log.llm_api
+    # The home first: what HA's intent tools can match, and its index if large.
     shape = HomeShape.of(devices)
+    large_home = LargeHome.for_turn(hass, large_home_mode, devices)
+    index = large_home.index if large_home else None
     # Our 'time' tool gives way to Assist's GetDateTime when both are offered.
-    tools = (
-        [
-            compact_tool(compat.tool_to_openai(tool, llm_api.custom_serializer), shape)
-            for tool in drop_redundant_time(llm_api.tools)
-        ]
-        if llm_api
-        else []
-    )
+    api_tools = drop_redundant_time(llm_api.tools) if llm_api else []
+    serializer = llm_api.custom_serializer if llm_api else None
+    openai_tools = [compat.tool_to_openai(tool, serializer) for tool in api_tools]
+    messages = chat_log_messages(chat_log.content, images)
+    # Then all said as sent, in one place: HA's tools shorter, and every tool
+    # a prompt or a description names named as it is sent.
+    tools = [compact_tool(tool, shape) for tool in openai_tools]
     own: dict[str, Executor] = {}
     for name, schema, executor in extra:
         tools.append(schema)
         own[name] = executor
-    # Every tool a prompt or a description names is named as it is sent.
     names = tuple(tool["function"]["name"] for tool in tools)
     tools = described_as_sent(tools, names)
-    large_home = LargeHome.for_turn(hass, large_home_mode, devices)
-    messages = chat_log_messages(chat_log.content, images)
     if messages and messages[0].get("role") == "system":
-        index = large_home.index if large_home else None
         system = compact_system_prompt(
             messages[0]["content"],
             llm_api.api_prompt if llm_api else "",
