@@ -20,24 +20,23 @@ from homeassistant.util.ulid import ulid_now
 
 from . import compat
 from .backend.base import CompletionRequest
-from .backend.errors import BackendError
 from .confirmations import async_confirmation
-from .const import DOMAIN, LOGGER, SUBENTRY_CONVERSATION
-from .entity import ToolbeltLLMEntity, add_subentry_entities
+from .const import (
+    DOMAIN,
+    LOGGER,
+    SUBENTRY_CONVERSATION,
+)
+from .entity import OwnTool, ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn
-from .large_home import ConversationHomes
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .recognizer import IntentRecognizer, async_load_sentences
 from .settings import agent_settings
-from .spoken import Phrases, async_phrases
-from .toolcalls.prompting import result_text
-from .tools.api import async_record_call
+from .spoken import Phrases, SpokenFailure, async_phrases
 from .tools.turn_history import async_record_turn
-from .turn_prompt import turn_prompt
 from .warmup import WarmUp
 
 
@@ -60,7 +59,6 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
         """The shared device; Assist may control the home when an API is set."""
         super().__init__(entry, subentry)
-        self._homes = ConversationHomes()
         if agent_settings(subentry.data).llm_apis:
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
@@ -218,18 +216,12 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
 
         return (InstantConfirmation(confirm),)
 
-    def _turn_input(
+    def _own_tools(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
-    ) -> tuple[HAExecutor, list[dict[str, Any]], list[dict[str, Any]]]:
-        """What the loop gets for a turn: the tool runner, the messages, the tools."""
-        llm_api = chat_log.llm_api
-        devices = self._homes.devices(
-            self.hass,
-            chat_log.conversation_id,
-            llm_api.llm_context.assistant if llm_api else None,
-        )
+    ) -> list[OwnTool]:
+        """The agent's tools outside any LLM API: the hand-off, where it has targets."""
         handoff = Handoff(
             self.hass,
             self.entity_id,
@@ -237,16 +229,9 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             user_input,
             chat_log.conversation_id,
         )
-        prompt = turn_prompt(
-            self.hass,
-            chat_log,
-            agent_settings(self.subentry.data).large_home,
-            devices,
-            [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else [],
+        return (
+            [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else []
         )
-        messages, tools, own = prompt.messages, prompt.tools, prompt.own
-        executor = HAExecutor(llm_api, own)
-        return executor, messages, tools
 
     async def _async_warm_up_request(self) -> CompletionRequest | None:
         """The opening request of a conversation without a user or a device.
@@ -277,10 +262,8 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             except conversation.ConverseError as err:
                 LOGGER.debug("%s: no warm-up: %s", self.subentry.title, err)
                 return None
-            executor, messages, tools = self._turn_input(user_input, chat_log)
-        return self._opening_request(
-            executor, messages, tools, silent_answers=compat.CURRENT.silent_answers
-        )
+            turn = self._turn(chat_log, self._own_tools(user_input, chat_log))
+        return self._opening_request(turn, silent_answers=compat.CURRENT.silent_answers)
 
     async def _async_run_turn(
         self,
@@ -288,54 +271,34 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
         phrases: Phrases,
     ) -> None:
-        executor, messages, tools = self._turn_input(user_input, chat_log)
-        # The honesty guard reads the words as HA would, if the agent has devices.
-        recognizer = (
-            IntentRecognizer(
-                self.hass,
-                user_input,
-                tools,
-                executor,
-                run=agent_settings(self.subentry.data).run_recognized,
-            )
-            if executor.offers_device_commands()
-            else None
-        )
-        # The turn's trace is keyed by the HA context, as our tools key theirs.
-        turn_id = user_input.context.id if user_input.context else ulid_now()
+        """The turn, built in ``entity.py``; a failure is said as a ConverseError."""
 
-        def traced(event: ResultOut) -> None:
-            if not executor.traces_itself(event.call):
-                async_record_call(
-                    self.hass,
-                    turn_id,
-                    tool=event.call.name,
-                    arguments=event.call.arguments,
-                    ok=not event.failed,
-                    latency_ms=event.duration * 1000,
-                    error=result_text(event.data) if event.failed else None,
-                )
+        def recognizer(
+            tools: list[dict[str, Any]], executor: HAExecutor
+        ) -> IntentRecognizer | None:
+            # The honesty guard reads the words as HA would, if the agent has devices.
+            if not executor.offers_device_commands():
+                return None
+            run = agent_settings(self.subentry.data).run_recognized
+            return IntentRecognizer(self.hass, user_input, tools, executor, run=run)
 
         try:
-            await self._async_run_loop(
+            await self._async_handle_chat_log(
                 chat_log,
-                executor,
-                messages,
-                tools,
+                phrases,
+                own_tools=self._own_tools(user_input, chat_log),
                 takes_control=self._takes_control(user_input),
                 confirm=lambda outcomes: self._confirm(user_input, outcomes),
                 silent_answers=compat.CURRENT.silent_answers,
-                phrases=phrases.phrasebook(),
-                on_result=traced,
                 recognizer=recognizer,
+                # Keyed by the HA context, as our tools key their trace.
+                trace_id=user_input.context.id if user_input.context else ulid_now(),
             )
-        except BackendError as err:
-            # A short sentence for TTS that names the server; details go to the log.
-            said = phrases.server_error(err, self.entry.runtime_data.kind.key)
+        except SpokenFailure as err:
             raise conversation.ConverseError(
-                str(err),
+                str(err.__cause__ or err),
                 conversation_id=chat_log.conversation_id,
-                response=_spoken_error(user_input, said),
+                response=_spoken_error(user_input, str(err)),
             ) from err
 
 

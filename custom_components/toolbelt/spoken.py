@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
@@ -24,6 +25,15 @@ LANGUAGES = tuple(
         path.stem for path in (Path(__file__).parent / "translations").glob("*.json")
     )
 )
+
+
+class SpokenFailure(HomeAssistantError):
+    """A failed turn or task, said as one sentence in its language.
+
+    ``str()`` is that sentence. ``translation_key`` and its placeholders name
+    it in strings.json's "exceptions", as HA's own errors do, so a frontend
+    may show it in the language it runs in.
+    """
 
 
 class Phrases:
@@ -58,6 +68,18 @@ class Phrases:
         """
         server = self.server_name(kind, sentence=err.key)
         return self.say(err.key, **err.placeholders, server=server)
+
+    def server_failure(self, err: BackendError, kind: str) -> SpokenFailure:
+        """The model server's failure as an error that says ``server_error``."""
+        return SpokenFailure(
+            self.server_error(err, kind),
+            translation_domain=DOMAIN,
+            translation_key=err.key,
+            translation_placeholders={
+                **err.placeholders,
+                "server": self._english[_message(f"server_name_{kind}")],
+            },
+        )
 
     def phrasebook(self) -> Phrasebook:
         """The sentences the HA-free loop says itself."""
