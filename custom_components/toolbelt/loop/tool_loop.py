@@ -25,7 +25,7 @@ from ..backend.errors import (
     BackendError,
     BackendToolParseError,
 )
-from ..toolcalls import Catalog, ToolCall
+from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.calls import new_call_id
 from ..toolcalls.constraint import Shape, fingerprint
 from ..toolcalls.prompting import error_text, lean_tools, result_text
@@ -299,7 +299,7 @@ class ToolLoop:
     async def _round(self, turn: _TurnState, reply: Reply) -> AsyncGenerator[LoopEvent]:
         """Run the reply's calls and append the exchange; a ``ControlOut`` ends
         the turn (a round's results may end it themselves)."""
-        parse, budget, catalog = reply.parse, turn.budget, turn.prepared.catalog
+        parse, budget = reply.parse, turn.budget
         # Refused call markup goes back as an error the model can fix.
         rejected = [
             ToolCall(id=new_call_id(), name=item.name or "invalid_call", arguments={})
@@ -312,15 +312,7 @@ class ToolLoop:
         content = parse.content.strip()
         calls = (*parse.calls, *rejected)
         yield CallsOut(calls, raw=cut, content=content, dialect=parse.dialect)
-        outcomes = [o async for o in self._run_calls(parse.calls, catalog, budget)]
-        for call, item in zip(rejected, parse.rejected, strict=True):
-            _LOGGER.debug("Refused call markup: %s", item.reason)
-            text = budget.charge_rejected(item.reason)
-            outcomes.append(ResultOut(call, text, True, 0.0, text, refused=True))
-        last = outcomes[-1]
-        if budget.exhausted and last.text != budget.limit_refusal():
-            # Said where the model reads results, in the format's own words.
-            outcomes[-1] = replace(last, text=last.text + budget.limit_note())
+        outcomes = await self._outcomes(turn, parse, rejected)
         for outcome in outcomes:
             yield outcome
         finished = [
@@ -502,6 +494,25 @@ class ToolLoop:
         elif retry.dropped and own_format:
             self._answer_format = None
             self._constraint_rejected("json_schema")
+
+    async def _outcomes(
+        self, turn: _TurnState, parse: ParseResult, rejected: list[ToolCall]
+    ) -> list[ResultOut]:
+        """The round's results in call order: each call run, or refused."""
+        budget = turn.budget
+        calls = parse.calls
+        outcomes = [
+            o async for o in self._run_calls(calls, turn.prepared.catalog, budget)
+        ]
+        for call, item in zip(rejected, parse.rejected, strict=True):
+            _LOGGER.debug("Refused call markup: %s", item.reason)
+            text = budget.charge_rejected(item.reason)
+            outcomes.append(ResultOut(call, text, True, 0.0, text, refused=True))
+        last = outcomes[-1]
+        if budget.exhausted and last.text != budget.limit_refusal():
+            # Said where the model reads results, in the format's own words.
+            outcomes[-1] = replace(last, text=last.text + budget.limit_note())
+        return outcomes
 
     # -- constraints ---------------------------------------------------------------
 
