@@ -17,7 +17,7 @@ from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.toolbelt import large_home
+from custom_components import toolbelt
 from custom_components.toolbelt.const import CONF_LARGE_HOME
 from custom_components.toolbelt.large_home import (
     FIND_DEVICES_TOOL,
@@ -325,9 +325,7 @@ def test_the_index_groups_areas_by_floor_and_stops_at_its_size() -> None:
 
 
 def test_the_option_names_the_threshold_in_the_ui() -> None:
-    strings = json.loads(
-        (Path(large_home.__file__).parent / "strings.json").read_text()
-    )
+    strings = json.loads((Path(toolbelt.__file__).parent / "strings.json").read_text())
     auto = strings["selector"][CONF_LARGE_HOME]["options"]["auto"]
     assert f"more than {LARGE_HOME_ENTITIES} entities" in auto
 
