@@ -34,7 +34,6 @@ from custom_components.toolbelt.backend.base import (
     Delta,
     Finish,
     TextDelta,
-    ToolCallDelta,
 )
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
 from custom_components.toolbelt.backend.servers import get_server_kind
@@ -87,10 +86,11 @@ class ReplayBackend:
         self.hop += 1
         if self.hop % 2 == 1:
             if self.native:
-                yield ToolCallDelta(0, "call_1", "HassTurnOn", None)
-                for piece in ('{"name": ', '"kitchen', ' light"}'):
-                    yield ToolCallDelta(0, None, None, piece)
-                yield Finish("tool_calls")
+                # The backend ends a reply with its calls whole.
+                call = {"name": "HassTurnOn", "arguments": '{"name": "kitchen light"}'}
+                yield Finish(
+                    "tool_calls", tool_calls=({"id": "call_1", "function": call},)
+                )
                 return
             for i in range(0, len(HERMES), 4):
                 yield TextDelta(HERMES[i : i + 4])
