@@ -24,6 +24,7 @@ from custom_components.toolbelt.backend.openai_compat import (
     OpenAICompatBackend,
     _ChunkReader,
 )
+from custom_components.toolbelt.backend.servers import get_server_kind
 from tests.openai_server import OpenAIServer
 
 ROUNDS = 30
@@ -35,7 +36,9 @@ async def main() -> None:
         client = openai.AsyncOpenAI(
             base_url=server.base_url, api_key="x", max_retries=0
         )
-        backend = OpenAICompatBackend(client, server_kind="llamacpp", label="bench")
+        backend = OpenAICompatBackend(
+            client, kind=get_server_kind("llamacpp"), label="bench"
+        )
         request = CompletionRequest(
             model="m", messages=[{"role": "user", "content": "hi"}], timeout=10
         )

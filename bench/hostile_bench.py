@@ -48,6 +48,7 @@ from bench.prompt_bench import _demo_home
 from custom_components.toolbelt.backend.base import CompletionRequest
 from custom_components.toolbelt.backend.errors import BackendError
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.servers import get_server_kind
 from tests.openai_server import OpenAIServer, Pause
 
 SEND_MB = int(os.environ.get("SEND_MB", "2048"))
@@ -106,7 +107,9 @@ async def _line() -> str:
     client = openai.AsyncOpenAI(
         base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0
     )
-    backend = OpenAICompatBackend(client, server_kind="llamacpp", label="bench")
+    backend = OpenAICompatBackend(
+        client, kind=get_server_kind("llamacpp"), label="bench"
+    )
     _ = client.chat.completions  # the SDK imports its resources on first use
     request = CompletionRequest(
         model="m", messages=[{"role": "user", "content": "hi"}], timeout=10.0
@@ -142,7 +145,9 @@ async def _models() -> str:
     async with OpenAIServer() as server:
         server.models_body = body
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="x")
-        backend = OpenAICompatBackend(client, server_kind="other", label="bench")
+        backend = OpenAICompatBackend(
+            client, kind=get_server_kind("other"), label="bench"
+        )
         _ = client.models  # the SDK imports its resources on first use
         before = _peak_mb()
         started = time.perf_counter()

@@ -34,9 +34,9 @@ from custom_components.toolbelt.backend.base import (
     Delta,
     Finish,
     TextDelta,
-    ToolCallDelta,
 )
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.servers import get_server_kind
 from custom_components.toolbelt.entity import chat_log_deltas
 from custom_components.toolbelt.ha_tools import (
     device_guidance,
@@ -86,10 +86,11 @@ class ReplayBackend:
         self.hop += 1
         if self.hop % 2 == 1:
             if self.native:
-                yield ToolCallDelta(0, "call_1", "HassTurnOn", None)
-                for piece in ('{"name": ', '"kitchen', ' light"}'):
-                    yield ToolCallDelta(0, None, None, piece)
-                yield Finish("tool_calls")
+                # The backend ends a reply with its calls whole.
+                call = {"name": "HassTurnOn", "arguments": '{"name": "kitchen light"}'}
+                yield Finish(
+                    "tool_calls", tool_calls=({"id": "call_1", "function": call},)
+                )
                 return
             for i in range(0, len(HERMES), 4):
                 yield TextDelta(HERMES[i : i + 4])
@@ -132,7 +133,9 @@ async def first_delta_latency(hass: HomeAssistant) -> list[float]:
         client = openai.AsyncOpenAI(
             base_url=server.base_url, api_key="sk-bench", max_retries=0
         )
-        backend = OpenAICompatBackend(client, server_kind="llamacpp", label="bench")
+        backend = OpenAICompatBackend(
+            client, kind=get_server_kind("llamacpp"), label="bench"
+        )
         for n in range(20):
             words = ANSWER.split(" ")
             chunks = [w + " " for w in words[:-1]] + [words[-1]]

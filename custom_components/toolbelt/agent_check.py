@@ -24,15 +24,7 @@ from . import compat
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import ServerKind
 from .client import async_read_context_size
-from .const import (
-    CONF_LARGE_HOME,
-    CONF_LLM_HASS_API,
-    CONF_MODEL,
-    CONF_PROMPT,
-    DEFAULT_LARGE_HOME,
-    DOMAIN,
-)
-from .entity import loop_settings
+from .const import DOMAIN
 from .ha_tools import PROBE_TOOL, device_guidance, plain_name
 from .large_home import FIND_DEVICES_TOOL, exposed_devices
 from .loop.format_choice import NATIVE_FORMATS
@@ -43,6 +35,8 @@ from .loop.probe import (
     async_probe_tool_mode,
 )
 from .loop.tool_choice import TEXT_KINDS
+from .server_names import spoken_name
+from .settings import agent_settings
 from .turn_prompt import turn_prompt
 
 # What a typical turn adds to the prompt before the answer: the user's words,
@@ -125,11 +119,11 @@ async def _async_agent_api(
     hass: HomeAssistant, options: dict[str, Any]
 ) -> llm.APIInstance | None:
     """The agent's LLM APIs as a turn gets them; None without any."""
-    apis = options.get(CONF_LLM_HASS_API) or []
+    apis = agent_settings(options).llm_apis
     if not apis:
         return None
     try:
-        return await llm.async_get_api(hass, apis, _llm_context(hass))
+        return await llm.async_get_api(hass, list(apis), _llm_context(hass))
     except HomeAssistantError:
         return None
 
@@ -162,19 +156,17 @@ async def _async_prompt_chars(
 
     Built as a turn builds it; also whether large-home mode is on for this home.
     """
-    mode = options.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME)
+    agent = agent_settings(options)
     # A ChatLog of its own: no conversation is started, nothing is kept.
     chat_log = conversation.ChatLog(hass, ulid_now())
     try:
         await chat_log.async_provide_llm_data(
-            _llm_context(hass),
-            options.get(CONF_LLM_HASS_API) or None,
-            options.get(CONF_PROMPT),
+            _llm_context(hass), list(agent.llm_apis) or None, agent.prompt
         )
     except conversation.ConverseError:
         return 0, False
     devices = exposed_devices(hass, conversation.DOMAIN) if chat_log.llm_api else []
-    prompt = turn_prompt(hass, chat_log, mode, devices)
+    prompt = turn_prompt(hass, chat_log, agent.large_home, devices)
     system = "".join(
         str(m.get("content") or "") for m in prompt.messages if m["role"] == "system"
     )
@@ -198,7 +190,8 @@ async def async_check_agent(
     model: Ollama reports a loaded model's) is held against the agent's prompt.
     """
     kind = backend.kind
-    settings = loop_settings(options, kind)
+    agent = agent_settings(options)
+    settings = agent.loop(kind)
     tool = await async_probe_tool(hass, options)
     report = await async_probe_tool_mode(backend, settings, tool)
     text_mode = settings.tool_format not in NATIVE_FORMATS
@@ -214,7 +207,7 @@ async def async_check_agent(
         constraints = await probe(kinds=native)
         if "tool_choice" not in constraints.honoured and text_kinds:
             constraints = constraints.merge(await probe(kinds=text_kinds))
-    context = await _async_context_fit(hass, data, kind, options, settings.max_tokens)
+    context = await _async_context_fit(hass, data, kind, options, agent.max_tokens)
     return AgentCheck(report, constraints, text_mode, context)
 
 
@@ -227,7 +220,7 @@ async def _async_context_fit(
 ) -> ContextFit | None:
     """The reported context against the agent's prompt; None when not reported."""
     size = await async_read_context_size(
-        hass, data, kind, str(options.get(CONF_MODEL) or "")
+        hass, data, kind, agent_settings(options).model
     )
     if size is None:
         return None
@@ -236,7 +229,7 @@ async def _async_context_fit(
         context=size,
         prompt_tokens=-(-chars // CHARS_PER_TOKEN),
         answer_tokens=answer_tokens,
-        server=kind.spoken,
+        server=spoken_name(kind),
         hint=kind.context_hint,
         large_home=large_home,
     )

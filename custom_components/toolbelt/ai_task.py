@@ -15,6 +15,7 @@ from the probabilities of the answers' labels (``loop/evaluation.py``).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from homeassistant.components import ai_task, conversation
@@ -25,14 +26,11 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.helpers.json import json_dumps
 
 from . import compat
-from .attachments import ImageParts, async_image_parts
+from .attachments import async_image_parts
 from .backend.errors import BackendError
-from .backend.status import refuses_images
-from .const import CONF_CONSTRAINTS, CONF_MODEL, DOMAIN, LOGGER, SUBENTRY_AI_TASK
-from .entity import ToolbeltLLMEntity, add_subentry_entities, loop_settings
+from .const import CONF_CONSTRAINTS, DOMAIN, LOGGER, SUBENTRY_AI_TASK
+from .entity import ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, entry_in_use
-from .ha_executor import HAExecutor
-from .history import chat_log_messages
 from .loop.evaluation import (
     Answer,
     EvaluationError,
@@ -49,7 +47,8 @@ from .loop.structured import (
     format_instructions,
     read_structured,
 )
-from .loop.transcript import History
+from .settings import agent_settings, loop_settings
+from .spoken import async_phrases
 
 JSON_SCHEMA = "json_schema"
 
@@ -90,32 +89,32 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
     async def _async_generate(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog
     ) -> ai_task.GenDataTaskResult:
-        llm_api = chat_log.llm_api
-        tools = (
-            [compat.tool_to_openai(t, llm_api.custom_serializer) for t in llm_api.tools]
-            if llm_api
-            else []
-        )
         images = await async_image_parts(self.hass, task.attachments or ())
+        run = partial(
+            self._async_handle_chat_log,
+            chat_log,
+            await async_phrases(self.hass, self.hass.config.language),
+            images=images,
+            # Tool-choice constraints belong to agents; a task constrains its answer.
+            options={**self.subentry.data, CONF_CONSTRAINTS: []},
+        )
         if not task.structure:
-            await self._async_run(chat_log, tools, images)
+            await run()
             return ai_task.GenDataTaskResult(
                 conversation_id=chat_log.conversation_id, data=_answer(chat_log)
             )
+        llm_api = chat_log.llm_api
         schema = compat.structure_schema(
             task.structure, llm_api.custom_serializer if llm_api else None
         )
-        honoured = JSON_SCHEMA in (self.subentry.data.get(CONF_CONSTRAINTS) or ())
+        honoured = JSON_SCHEMA in agent_settings(self.subentry.data).constraints
         refused = JSON_SCHEMA in self.agent_state.refused
         # A schema on every request would keep the model from calling tools.
-        constrained = honoured and not refused and not tools
+        constrained = honoured and not refused and not (llm_api and llm_api.tools)
         for attempt in (1, 2):
-            await self._async_run(
-                chat_log,
-                tools,
-                images,
+            await run(
                 instructions=format_instructions(schema),
-                response_format=answer_format(schema) if constrained else None,
+                answer_format=answer_format(schema) if constrained else None,
             )
             try:
                 data = read_structured(_answer(chat_log), schema)
@@ -133,33 +132,6 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
                 conversation_id=chat_log.conversation_id, data=data
             )
         raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _async_run(
-        self,
-        chat_log: conversation.ChatLog,
-        tools: list[dict[str, Any]],
-        images: ImageParts,
-        *,
-        instructions: str = "",
-        response_format: dict[str, Any] | None = None,
-    ) -> None:
-        """One loop run over the chat log; its answer lands in the chat log."""
-        messages = _with_instructions(
-            chat_log_messages(chat_log.content, images), instructions
-        )
-        try:
-            await self._async_run_loop(
-                chat_log,
-                HAExecutor(chat_log.llm_api),
-                messages,
-                tools,
-                # Tool-choice constraints belong to agents; a task constrains
-                # its answer.
-                options={**self.subentry.data, CONF_CONSTRAINTS: []},
-                answer_format=response_format,
-            )
-        except BackendError as err:
-            raise self._task_error(err, images) from err
 
     async def _async_evaluate(
         self, task: ai_task.EvaluationTask
@@ -186,23 +158,11 @@ class ToolbeltTaskEntity(ai_task.AITaskEntity, ToolbeltLLMEntity):
                 raise self._evaluation_error(err) from err
             except BackendError as err:
                 self._backend_failed(err)
-                raise self._task_error(err, images) from err
+                phrases = await async_phrases(self.hass, self.hass.config.language)
+                raise self._spoken_failure(err, phrases, images) from err
         return ai_task.EvaluationTaskResult(
             answers={key: _ha_answer(answer) for key, answer in answers.items()}
         )
-
-    def _task_error(self, err: BackendError, images: ImageParts) -> HomeAssistantError:
-        """What the caller hears of a server failure: its kind and the reason."""
-        if images and refuses_images(err.server_message):
-            return HomeAssistantError(
-                translation_domain=DOMAIN,
-                translation_key="images_refused",
-                translation_placeholders={
-                    "model": self.subentry.data.get(CONF_MODEL, ""),
-                    "server": err.server,
-                },
-            )
-        return HomeAssistantError(f"Sorry, {err.server} {err.reason}.")
 
     def _evaluation_error(self, err: EvaluationError) -> HomeAssistantError:
         """A question that probabilities could not answer, said plainly."""
@@ -259,17 +219,6 @@ def _ha_answer(answer: Answer) -> Any:
     return ai_task.ScoreAnswer(
         score=answer.expected_index, probabilities=list(answer.probabilities)
     )
-
-
-def _with_instructions(history: History, instructions: str) -> History:
-    """The system prompt with the answer's format added (not kept in the log)."""
-    if not instructions:
-        return history
-    first = history[0] if history else None
-    if isinstance(first, dict) and first.get("role") == "system":
-        system = {**first, "content": f"{first['content']}\n\n{instructions}"}
-        return [system, *history[1:]]
-    return [{"role": "system", "content": instructions}, *history]
 
 
 def _answer(chat_log: conversation.ChatLog) -> str:

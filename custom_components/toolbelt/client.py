@@ -13,13 +13,9 @@ import openai
 from .backend.context_size import async_context_size
 from .backend.openai_compat import OpenAICompatBackend
 from .backend.servers import PLACEHOLDER_API_KEY, ServerKind
-from .const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
-    CONF_SERVER_KIND,
-    DEFAULT_REQUEST_TIMEOUT,
-)
+from .const import DEFAULT_REQUEST_TIMEOUT
 from .server_names import basic_auth_header, spoken_name, without_credentials
+from .settings import server_settings
 
 
 async def async_create_backend(
@@ -29,12 +25,13 @@ async def async_create_backend(
 
     ``max_retries=0``: a voice turn must fail fast and say so, not retry silently
     for a minute. The per-request timeout comes from the agent's settings.
+    The server kind is resolved here, once: the backend carries it.
     """
-    url = data[CONF_BASE_URL]
-    basic = basic_auth_header(url)
+    server = server_settings(data)
+    basic = basic_auth_header(server.base_url)
     client = openai.AsyncOpenAI(
-        base_url=without_credentials(url),
-        api_key=data.get(CONF_API_KEY) or PLACEHOLDER_API_KEY,
+        base_url=without_credentials(server.base_url),
+        api_key=server.api_key or PLACEHOLDER_API_KEY,
         http_client=get_async_client(hass),
         max_retries=0,
         timeout=DEFAULT_REQUEST_TIMEOUT,
@@ -43,11 +40,7 @@ async def async_create_backend(
     # The SDK reads platform details from disk, and imports its resource modules
     # (chat, models), on first use: do both off the event loop.
     await hass.async_add_executor_job(_warm, client)
-    return OpenAICompatBackend(
-        client,
-        server_kind=data.get(CONF_SERVER_KIND, "other"),
-        label=spoken_name(data),
-    )
+    return OpenAICompatBackend(client, kind=server.kind, label=spoken_name(server.kind))
 
 
 def _warm(client: openai.AsyncOpenAI) -> None:
@@ -65,14 +58,14 @@ async def async_read_context_size(
     """
     if not kind.context_sources:
         return None
-    url = data[CONF_BASE_URL]
-    key = data.get(CONF_API_KEY)
-    basic = basic_auth_header(url)
+    server = server_settings(data)
+    basic = basic_auth_header(server.base_url)
+    key = server.api_key
     authorization = basic or (f"Bearer {key}" if key else None)
     return await async_context_size(
         async_get_clientsession(hass),
         kind.context_sources,
-        without_credentials(url),
+        without_credentials(server.base_url),
         model,
         {"Authorization": authorization} if authorization else None,
     )

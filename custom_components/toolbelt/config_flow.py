@@ -45,7 +45,7 @@ from .backend.errors import (
     BackendResponseError,
     BackendTimeoutError,
 )
-from .backend.servers import SERVER_KINDS, ServerKind, get_server_kind
+from .backend.servers import SERVER_KINDS, ServerKind
 from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
@@ -89,7 +89,6 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from .entity import loop_settings
 from .entry import ToolbeltRuntime
 from .ha_tools import PROBE_TOOL
 from .loop.probe import async_probe_constraints
@@ -97,10 +96,12 @@ from .loop.tool_choice import POLICIES
 from .server_names import (
     address,
     default_title,
+    spoken_name,
     url_for_form,
     url_from_form,
     without_credentials,
 )
+from .settings import agent_settings, loop_settings, server_settings
 from .toolcalls import dialect_names
 from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHandler
 
@@ -125,6 +126,7 @@ async def async_validate_connection(
     hass: HomeAssistant, data: Mapping[str, Any]
 ) -> tuple[dict[str, str], list[str]]:
     """List the server's models; map failures to form errors."""
+    server = server_settings(data)
     try:
         backend = await async_create_backend(hass, data)
         async with asyncio.timeout(CONNECT_TIMEOUT):
@@ -136,10 +138,10 @@ async def async_validate_connection(
     except (BackendConnectionError, BackendTimeoutError, TimeoutError):
         return {"base": "cannot_connect"}, []
     except BackendError:
-        LOGGER.exception("Unexpected answer from %s", address(data[CONF_BASE_URL]))
+        LOGGER.exception("Unexpected answer from %s", address(server.base_url))
         return {"base": "cannot_connect"}, []
     except Exception:
-        LOGGER.exception("Unexpected error validating %s", address(data[CONF_BASE_URL]))
+        LOGGER.exception("Unexpected error validating %s", address(server.base_url))
         return {"base": "unknown"}, []
     return {}, models
 
@@ -183,10 +185,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                 {
                     vol.Required(CONF_SERVER_KIND, default="ollama"): SelectSelector(
                         SelectSelectorConfig(
-                            options=[
-                                SelectOptionDict(value=key, label=kind.name)
-                                for key, kind in SERVER_KINDS.items()
-                            ],
+                            options=list(SERVER_KINDS),
                             mode=SelectSelectorMode.LIST,
                             translation_key=CONF_SERVER_KIND,
                         )
@@ -216,7 +215,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """Base URL, optional key and a name; validated by listing the models."""
-        kind = get_server_kind(self._server_kind)
+        kind = server_settings({CONF_SERVER_KIND: self._server_kind}).kind
         suggested_title = default_title(
             {CONF_SERVER_KIND: kind.key, CONF_BASE_URL: kind.default_base_url}
         )
@@ -245,7 +244,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
             CONF_BASE_URL: kind.default_base_url,
             CONF_NAME: suggested_title,
         }
-        return self._connection_form("connect", suggested, errors, kind.spoken)
+        return self._connection_form("connect", suggested, errors, spoken_name(kind))
 
     async def async_step_agent(
         self, user_input: dict[str, Any] | None = None
@@ -280,7 +279,8 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                         "subentry_type": SUBENTRY_CONVERSATION,
                         "data": self._agent,
                         # Named after its model, as an added agent is.
-                        "title": self._agent.get(CONF_MODEL) or DEFAULT_AGENT_NAME,
+                        "title": agent_settings(self._agent).model
+                        or DEFAULT_AGENT_NAME,
                         "unique_id": None,
                     },
                     # As HA's own LLM integrations do: an AI task comes with it,
@@ -315,15 +315,16 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
     ) -> ConfigFlowResult:
         """Change the address, key or name of a configured server."""
         entry = self._get_reconfigure_entry()
+        stored = server_settings(entry.data)
         errors: dict[str, str] = {}
         if user_input is not None:
-            url = url_from_form(user_input[CONF_BASE_URL], entry.data[CONF_BASE_URL])
+            url = url_from_form(user_input[CONF_BASE_URL], stored.base_url)
             data = {
                 **entry.data,
                 CONF_BASE_URL: normalize_url(url),
                 # The stored key is never shown: an empty field keeps it.
                 CONF_API_KEY: user_input.get(CONF_API_KEY, "").strip()
-                or entry.data.get(CONF_API_KEY, ""),
+                or stored.api_key,
             }
             unique_id = server_unique_id(data[CONF_BASE_URL])
             await self.async_set_unique_id(unique_id)
@@ -340,7 +341,7 @@ class ToolbeltConfigFlow(ConfigFlow, domain=DOMAIN):
                     data=data,
                 )
         shown = user_input or {
-            CONF_BASE_URL: url_for_form(entry.data[CONF_BASE_URL]),
+            CONF_BASE_URL: url_for_form(stored.base_url),
             CONF_NAME: entry.title,
         }
         return self._connection_form("reconfigure", shown, errors, entry.title)
@@ -522,7 +523,7 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
             # What the last check chose stays unless the check runs again.
             kept = {k: stored[k] for k in CHECK_CHOICES if k in stored}
             self._options = {**kept, **whole_numbers(user_input)}
-            self._name = self._name_for(typed, self._options.get(CONF_MODEL))
+            self._name = self._name_for(typed, agent_settings(self._options).model)
             if self._is_new or check_again or _needs_check(self._options, stored):
                 return await self.async_step_check()
             # Only options the check does not depend on changed (caps, instant
@@ -531,17 +532,17 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
 
         if self._is_new:
             options = default_agent_options(runtime.models)
-            name = self._free_name(options.get(CONF_MODEL))
+            name = self._free_name(agent_settings(options).model)
             self._following = name
         else:
             subentry = self._get_reconfigure_subentry()
             options = dict(subentry.data)
             name = subentry.title
-            follows = name == self._free_name(options.get(CONF_MODEL))
+            follows = name == self._free_name(agent_settings(options).model)
             self._following = name if follows else None
         self._name = name
         options[CONF_LLM_HASS_API] = valid_llm_apis(
-            self.hass, options.get(CONF_LLM_HASS_API)
+            self.hass, list(agent_settings(options).llm_apis)
         )
         models = await self._async_models(runtime)
         own = (
@@ -578,7 +579,7 @@ class AgentSubentryFlowHandler(_OneFormSubentryFlow):
             self._options.update(_checked(user_input))
             if self._following is not None:
                 self._name = self._name_for(
-                    self._following, self._options.get(CONF_MODEL)
+                    self._following, agent_settings(self._options).model
                 )
         runtime = self._get_entry().runtime_data
         check = await async_check_agent(
@@ -697,7 +698,7 @@ def _show_check(
         check.constraints.honoured,
         text_mode=check.text_mode,
         tools=tools,
-        current=options.get(CONF_TOOL_CHOICE),
+        current=agent_settings(options).tool_choice,
     )
     return flow.async_show_form(
         step_id="check",
@@ -705,7 +706,7 @@ def _show_check(
             _model_schema(models, required=False).extend(choices.schema), options
         ),
         description_placeholders={
-            "model": str(options.get(CONF_MODEL) or ""),
+            "model": agent_settings(options).model,
             "result": check.verdict,
             "constraints": check.constraints.summary,
         },

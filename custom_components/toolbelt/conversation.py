@@ -20,38 +20,23 @@ from homeassistant.util.ulid import ulid_now
 
 from . import compat
 from .backend.base import CompletionRequest
-from .backend.errors import BackendError
 from .confirmations import async_confirmation
 from .const import (
-    CONF_HANDOFF_TARGETS,
-    CONF_INSTANT_CONFIRMATIONS,
-    CONF_KEEP_ALIVE,
-    CONF_LARGE_HOME,
-    CONF_LLM_HASS_API,
-    CONF_MODEL,
-    CONF_PROMPT,
-    CONF_RUN_RECOGNIZED,
-    CONF_WARM_UP,
-    DEFAULT_KEEP_ALIVE,
-    DEFAULT_LARGE_HOME,
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
 )
-from .entity import ToolbeltLLMEntity, add_subentry_entities
+from .entity import OwnTool, ToolbeltLLMEntity, add_subentry_entities
 from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
 from .ha_executor import HAExecutor
 from .handoff import HANDOFF_TOOL, Handoff
 from .history import FailedTurn
-from .large_home import ConversationHomes
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
 from .recognizer import IntentRecognizer, async_load_sentences
-from .spoken import Phrases, async_phrases
-from .toolcalls.prompting import result_text
-from .tools.api import async_record_call
+from .settings import agent_settings
+from .spoken import Phrases, SpokenFailure, async_phrases
 from .tools.turn_history import async_record_turn
-from .turn_prompt import turn_prompt
 from .warmup import WarmUp
 
 
@@ -74,8 +59,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
     def __init__(self, entry: ToolbeltConfigEntry, subentry: ConfigSubentry) -> None:
         """The shared device; Assist may control the home when an API is set."""
         super().__init__(entry, subentry)
-        self._homes = ConversationHomes()
-        if subentry.data.get(CONF_LLM_HASS_API):
+        if agent_settings(subentry.data).llm_apis:
             self._attr_supported_features = (
                 conversation.ConversationEntityFeature.CONTROL
             )
@@ -84,20 +68,16 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         """Start the agent's warm-up and keep-alive (warmup.py), where they apply."""
         await super().async_added_to_hass()
         runtime = self.entry.runtime_data
-        kind, options = runtime.kind, self.subentry.data
-        prefix = kind.warm_up and bool(options.get(CONF_WARM_UP, True))
-        keep_alive = (
-            float(options.get(CONF_KEEP_ALIVE, DEFAULT_KEEP_ALIVE))
-            if kind.keep_alive_path
-            else None
-        )
+        kind, options = runtime.kind, agent_settings(self.subentry.data)
+        prefix = kind.warm_up and options.warm_up
+        keep_alive = options.keep_alive if kind.keep_alive_path else None
         if not prefix and keep_alive is None:
             return
         warm_up = WarmUp(
             self.hass,
             self.entry,
             self._async_warm_up_request,
-            model=str(options.get(CONF_MODEL) or ""),
+            model=options.model,
             prefix=prefix,
             keep_alive=keep_alive,
         )
@@ -123,7 +103,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         HA's Assist pipeline calls this before it runs; recognizing a turn's
         words then costs milliseconds, not the seconds of a first load.
         """
-        if self.subentry.data.get(CONF_LLM_HASS_API):
+        if agent_settings(self.subentry.data).llm_apis:
             await async_load_sentences(self.hass, language or self.hass.config.language)
 
     async def async_process(
@@ -174,11 +154,11 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
     ) -> None:
         """HA builds the turn's system prompt and tools from the agent's options."""
-        options = self.subentry.data
+        options = agent_settings(self.subentry.data)
         await chat_log.async_provide_llm_data(
             user_input.as_llm_context(DOMAIN),
-            await self._usable_apis(user_input, options.get(CONF_LLM_HASS_API)),
-            options.get(CONF_PROMPT),
+            await self._usable_apis(user_input, options.llm_apis),
+            options.prompt,
             user_input.extra_system_prompt,
         )
 
@@ -228,7 +208,7 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         self, user_input: conversation.ConversationInput
     ) -> Sequence[TakesControl]:
         """The agent's optional takes-control checks (hand-off needs none)."""
-        if not self.subentry.data.get(CONF_INSTANT_CONFIRMATIONS, False):
+        if not agent_settings(self.subentry.data).instant_confirmations:
             return ()
 
         async def confirm(outcomes: Sequence[ResultOut]) -> str:
@@ -236,35 +216,22 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
 
         return (InstantConfirmation(confirm),)
 
-    def _turn_input(
+    def _own_tools(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
-    ) -> tuple[HAExecutor, list[dict[str, Any]], list[dict[str, Any]]]:
-        """What the loop gets for a turn: the tool runner, the messages, the tools."""
-        llm_api = chat_log.llm_api
-        devices = self._homes.devices(
-            self.hass,
-            chat_log.conversation_id,
-            llm_api.llm_context.assistant if llm_api else None,
-        )
+    ) -> list[OwnTool]:
+        """The agent's tools outside any LLM API: the hand-off, where it has targets."""
         handoff = Handoff(
             self.hass,
             self.entity_id,
-            list(self.subentry.data.get(CONF_HANDOFF_TARGETS) or ()),
+            list(agent_settings(self.subentry.data).handoff_targets),
             user_input,
             chat_log.conversation_id,
         )
-        prompt = turn_prompt(
-            self.hass,
-            chat_log,
-            self.subentry.data.get(CONF_LARGE_HOME, DEFAULT_LARGE_HOME),
-            devices,
-            [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else [],
+        return (
+            [(HANDOFF_TOOL, handoff.openai_tool(), handoff)] if handoff.offered else []
         )
-        messages, tools, own = prompt.messages, prompt.tools, prompt.own
-        executor = HAExecutor(llm_api, own)
-        return executor, messages, tools
 
     async def _async_warm_up_request(self) -> CompletionRequest | None:
         """The opening request of a conversation without a user or a device.
@@ -295,10 +262,8 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             except conversation.ConverseError as err:
                 LOGGER.debug("%s: no warm-up: %s", self.subentry.title, err)
                 return None
-            executor, messages, tools = self._turn_input(user_input, chat_log)
-        return self._opening_request(
-            executor, messages, tools, silent_answers=compat.CURRENT.silent_answers
-        )
+            turn = self._turn(chat_log, self._own_tools(user_input, chat_log))
+        return self._opening_request(turn, silent_answers=compat.CURRENT.silent_answers)
 
     async def _async_run_turn(
         self,
@@ -306,54 +271,34 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
         chat_log: conversation.ChatLog,
         phrases: Phrases,
     ) -> None:
-        executor, messages, tools = self._turn_input(user_input, chat_log)
-        # The honesty guard reads the words as HA would, if the agent has devices.
-        recognizer = (
-            IntentRecognizer(
-                self.hass,
-                user_input,
-                tools,
-                executor,
-                run=bool(self.subentry.data.get(CONF_RUN_RECOGNIZED, False)),
-            )
-            if executor.offers_device_commands()
-            else None
-        )
-        # The turn's trace is keyed by the HA context, as our tools key theirs.
-        turn_id = user_input.context.id if user_input.context else ulid_now()
+        """The turn, built in ``entity.py``; a failure is said as a ConverseError."""
 
-        def traced(event: ResultOut) -> None:
-            if not executor.traces_itself(event.call):
-                async_record_call(
-                    self.hass,
-                    turn_id,
-                    tool=event.call.name,
-                    arguments=event.call.arguments,
-                    ok=not event.failed,
-                    latency_ms=event.duration * 1000,
-                    error=result_text(event.data) if event.failed else None,
-                )
+        def recognizer(
+            tools: list[dict[str, Any]], executor: HAExecutor
+        ) -> IntentRecognizer | None:
+            # The honesty guard reads the words as HA would, if the agent has devices.
+            if not executor.offers_device_commands():
+                return None
+            run = agent_settings(self.subentry.data).run_recognized
+            return IntentRecognizer(self.hass, user_input, tools, executor, run=run)
 
         try:
-            await self._async_run_loop(
+            await self._async_handle_chat_log(
                 chat_log,
-                executor,
-                messages,
-                tools,
+                phrases,
+                own_tools=self._own_tools(user_input, chat_log),
                 takes_control=self._takes_control(user_input),
                 confirm=lambda outcomes: self._confirm(user_input, outcomes),
                 silent_answers=compat.CURRENT.silent_answers,
-                phrases=phrases.phrasebook(),
-                on_result=traced,
                 recognizer=recognizer,
+                # Keyed by the HA context, as our tools key their trace.
+                trace_id=user_input.context.id if user_input.context else ulid_now(),
             )
-        except BackendError as err:
-            # A short sentence for TTS that names the server; details go to the log.
-            said = phrases.server_error(err, self.entry.runtime_data.kind.key)
+        except SpokenFailure as err:
             raise conversation.ConverseError(
-                str(err),
+                str(err.__cause__ or err),
                 conversation_id=chat_log.conversation_id,
-                response=_spoken_error(user_input, said),
+                response=_spoken_error(user_input, str(err)),
             ) from err
 
 

@@ -1,45 +1,40 @@
-"""What an Assist agent and an AI Task share: one loop run streamed into a ChatLog.
+"""What an Assist agent and an AI Task share: one turn, built here, streamed into a ChatLog.
 
 Both entities are a subentry of one server: the same device, the same learned
-state (``AgentState``), the same settings, and the same way a turn's loop
-events become ChatLog deltas. HA core's own LLM integrations keep this in an
-``entity.py`` too.
+state (``AgentState``), the same settings, and the same turn builder
+(``_async_handle_chat_log``, as HA core's own LLM integrations have in their
+``entity.py``): the tools shaped once, the prompt edited once, the executor,
+the trace, the loop's events as ChatLog deltas, and a server failure as one
+sentence from strings.json's "exceptions" in the turn's language.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
-from homeassistant.helpers import device_registry as dr, llm
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from . import compat
+from .attachments import ImageParts
 from .backend.base import CompletionRequest
 from .backend.errors import BackendAuthError, BackendError
-from .backend.servers import ServerKind
+from .backend.status import refuses_images
 from .const import (
-    CONF_CONSTRAINTS,
-    CONF_MAX_DEVICE_COMMANDS,
-    CONF_MAX_TOKENS,
-    CONF_MAX_TOOL_CALLS,
-    CONF_MODEL,
-    CONF_REQUEST_TIMEOUT,
-    CONF_STRICT_CALLS,
-    CONF_TEMPERATURE,
-    CONF_TOOL_CHOICE,
-    CONF_TOOL_FORMAT,
-    DEFAULT_TOOL_CHOICE,
     DOMAIN,
     LOGGER,
-    OPTION_DEFAULTS,
 )
 from .entry import ToolbeltConfigEntry
+from .ha_executor import HAExecutor, tool_input
 from .ha_tools import device_guidance
 from .history import recorded_result
+from .large_home import ConversationHomes
 from .loop import (
     AgentState,
     CallsOut,
@@ -47,7 +42,6 @@ from .loop import (
     Executor,
     HopStart,
     LoopEvent,
-    LoopSettings,
     Phrasebook,
     ReasoningOut,
     ResultOut,
@@ -58,39 +52,27 @@ from .loop.honesty import CommandRecognizer
 from .loop.phrasebook import ENGLISH
 from .loop.takes_control import TakesControl
 from .loop.transcript import History
-from .tools.definitions import ALIASES
+from .server_names import kind_label
+from .settings import agent_settings, loop_settings
+from .spoken import Phrases, SpokenFailure
+from .tools.api import async_record_call
+from .turn_prompt import turn_prompt
+
+# A tool of the agent's own, outside any LLM API: its name, schema and runner.
+type OwnTool = tuple[str, dict[str, Any], Executor]
+# The honesty guard for a turn's tools, or None where it has no devices.
+type RecognizerFor = Callable[
+    [list[dict[str, Any]], HAExecutor], CommandRecognizer | None
+]
 
 
-def loop_settings(
-    options: Mapping[str, Any],
-    kind: ServerKind,
-    *,
-    silent_answers: bool = False,
-    phrases: Phrasebook = ENGLISH,
-) -> LoopSettings:
-    """An entity's subentry options as loop settings (the UI stores floats).
+@dataclass(slots=True)
+class Turn:
+    """What one loop run starts from: its messages, its tools and their runner."""
 
-    ``silent_answers``: an empty answer may stay silent (an Assist agent on an
-    HA that keeps silent responses; never an AI Task, which must answer).
-    ``phrases``: what the loop says itself, in the conversation's language.
-    """
-    options = {**OPTION_DEFAULTS, **options}
-    return LoopSettings(
-        model=options.get(CONF_MODEL, ""),
-        tool_format=options[CONF_TOOL_FORMAT],
-        temperature=float(options[CONF_TEMPERATURE]),
-        max_tokens=int(options[CONF_MAX_TOKENS]),
-        timeout=float(options[CONF_REQUEST_TIMEOUT]),
-        max_tool_calls=int(options[CONF_MAX_TOOL_CALLS]),
-        max_device_commands=int(options[CONF_MAX_DEVICE_COMMANDS]),
-        tool_choice=str(options.get(CONF_TOOL_CHOICE) or DEFAULT_TOOL_CHOICE).strip(),
-        strict_calls=bool(options.get(CONF_STRICT_CALLS, False)),
-        constraints=tuple(options.get(CONF_CONSTRAINTS) or ()),
-        named_tool_choice=kind.named_tool_choice,
-        silent_answers=silent_answers,
-        phrases=phrases,
-        aliases=ALIASES,
-    )
+    messages: History
+    tools: list[dict[str, Any]]
+    executor: HAExecutor
 
 
 def add_subentry_entities(
@@ -121,48 +103,60 @@ class ToolbeltLLMEntity(Entity):
         self._attr_device_info = dr.DeviceInfo(
             identifiers={(DOMAIN, subentry.subentry_id)},
             name=subentry.title,
-            manufacturer=entry.runtime_data.kind.name,
-            model=subentry.data.get(CONF_MODEL),
+            manufacturer=kind_label(entry.runtime_data.kind),
+            model=agent_settings(subentry.data).model or None,
             entry_type=dr.DeviceEntryType.SERVICE,
         )
+        self._homes = ConversationHomes()
 
     @property
     def agent_state(self) -> AgentState:
         """What this entity learned about its server since the entry loaded."""
         return self.entry.runtime_data.agent_state(self.subentry)
 
-    async def _async_run_loop(
+    async def _async_handle_chat_log(
         self,
         chat_log: conversation.ChatLog,
-        executor: Executor,
-        messages: History,
-        tools: list[dict[str, Any]],
+        phrases: Phrases,
         *,
+        own_tools: Sequence[OwnTool] = (),
+        images: ImageParts | None = None,
+        instructions: str = "",
+        answer_format: dict[str, Any] | None = None,
         options: Mapping[str, Any] | None = None,
         takes_control: Sequence[TakesControl] = (),
         confirm: Callable[[Sequence[ResultOut]], Awaitable[str | None]] | None = None,
         silent_answers: bool = False,
-        phrases: Phrasebook = ENGLISH,
-        answer_format: dict[str, Any] | None = None,
-        on_result: Callable[[ResultOut], None] | None = None,
-        recognizer: CommandRecognizer | None = None,
+        recognizer: RecognizerFor | None = None,
+        trace_id: str | None = None,
     ) -> None:
-        """Run the loop; its events land in the ChatLog as they happen.
+        """Run one turn on the ChatLog; its events land there as they happen.
 
-        A backend failure is logged (and an auth failure starts re-auth), then
-        raised for the caller to say in its own way.
+        The one place a turn is built, for an agent and a task alike: the
+        tools and the prompt (``_turn``), the loop, the diagnostics trace
+        (``trace_id``), and what a server failure says: a ``SpokenFailure``
+        in ``phrases``' language, after it is logged (a 401 starts re-auth).
+
+        ``own_tools``: the agent's tools outside any LLM API (hand-off);
+        ``images`` and ``instructions``: a task's attachments and its
+        answer's format; ``recognizer``: the honesty guard for these tools.
         """
+        turn = self._turn(chat_log, own_tools, images=images, instructions=instructions)
+        on_result = self._tracer(trace_id, turn.executor) if trace_id else None
         loop = self._tool_loop(
-            executor,
+            turn.executor,
             options=options,
             takes_control=takes_control,
             confirm=confirm,
             silent_answers=silent_answers,
-            phrases=phrases,
-            recognizer=recognizer,
+            phrases=phrases.phrasebook(),
+            recognizer=recognizer(turn.tools, turn.executor) if recognizer else None,
         )
         events = loop.run(
-            messages, tools, guidance=_guidance(tools), answer_format=answer_format
+            turn.messages,
+            turn.tools,
+            guidance=_guidance(turn.tools),
+            answer_format=answer_format,
         )
         try:
             async for _content in chat_log.async_add_delta_content_stream(
@@ -171,19 +165,87 @@ class ToolbeltLLMEntity(Entity):
                 pass
         except BackendError as err:
             self._backend_failed(err)
-            raise
+            raise self._spoken_failure(err, phrases, images) from err
+
+    def _turn(
+        self,
+        chat_log: conversation.ChatLog,
+        own_tools: Sequence[OwnTool] = (),
+        *,
+        images: ImageParts | None = None,
+        instructions: str = "",
+    ) -> Turn:
+        """The tools, shaped once, the messages, and the executor for them.
+
+        The tools and the prompt depend on the devices the conversation's
+        assistant sees (read once per conversation) and the large-home mode.
+        """
+        llm_api = chat_log.llm_api
+        devices = self._homes.devices(
+            self.hass,
+            chat_log.conversation_id,
+            llm_api.llm_context.assistant if llm_api else None,
+        )
+        prompt = turn_prompt(
+            self.hass,
+            chat_log,
+            agent_settings(self.subentry.data).large_home,
+            devices,
+            own_tools,
+            images=images,
+            instructions=instructions,
+        )
+        return Turn(prompt.messages, prompt.tools, HAExecutor(llm_api, prompt.own))
 
     def _opening_request(
-        self,
-        executor: Executor,
-        messages: History,
-        tools: list[dict[str, Any]],
-        *,
-        silent_answers: bool = False,
+        self, turn: Turn, *, silent_answers: bool = False
     ) -> CompletionRequest:
         """The first request a turn on these messages and tools sends."""
-        loop = self._tool_loop(executor, silent_answers=silent_answers)
-        return loop.opening_request(messages, tools, guidance=_guidance(tools))
+        loop = self._tool_loop(turn.executor, silent_answers=silent_answers)
+        return loop.opening_request(
+            turn.messages, turn.tools, guidance=_guidance(turn.tools)
+        )
+
+    def _tracer(
+        self, turn_id: str, executor: HAExecutor
+    ) -> Callable[[ResultOut], None]:
+        """Records each result in the diagnostics trace, keyed by ``turn_id``.
+
+        Our own tools write their own entries; an error is the text the
+        model read for it.
+        """
+
+        def traced(event: ResultOut) -> None:
+            if not executor.traces_itself(event.call):
+                async_record_call(
+                    self.hass,
+                    turn_id,
+                    tool=event.call.name,
+                    arguments=event.call.arguments,
+                    ok=not event.failed,
+                    latency_ms=event.duration * 1000,
+                    error=event.text if event.failed else None,
+                )
+
+        return traced
+
+    def _spoken_failure(
+        self, err: BackendError, phrases: Phrases, images: ImageParts | None = None
+    ) -> HomeAssistantError:
+        """What the user hears of a server failure: one sentence, its kind and why.
+
+        A server that refused a task's images says so, with the model's name.
+        """
+        if images and refuses_images(err.server_message):
+            return SpokenFailure(
+                translation_domain=DOMAIN,
+                translation_key="images_refused",
+                translation_placeholders={
+                    "model": agent_settings(self.subentry.data).model,
+                    "server": err.server,
+                },
+            )
+        return phrases.server_failure(err, self.entry.runtime_data.kind.key)
 
     def _tool_loop(
         self,
@@ -250,15 +312,7 @@ async def chat_log_deltas(
             # ``native`` keeps the reply as later requests repeat it.
             yield {
                 "native": event,
-                "tool_calls": [
-                    llm.ToolInput(
-                        tool_name=call.name,
-                        tool_args=call.arguments,
-                        id=call.id,
-                        external=True,
-                    )
-                    for call in event.calls
-                ],
+                "tool_calls": [tool_input(call, external=True) for call in event.calls],
             }
         elif isinstance(event, ResultOut):
             if on_result is not None:

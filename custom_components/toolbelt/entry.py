@@ -14,11 +14,12 @@ from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 
 from .backend.errors import BackendAuthError, BackendError
 from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import OTHER, ServerKind, get_server_kind
+from .backend.servers import ServerKind
 from .client import async_create_backend
-from .const import CONF_BASE_URL, CONF_SERVER_KIND, CONNECT_TIMEOUT, LOGGER
+from .const import CONNECT_TIMEOUT, LOGGER
 from .loop.agent_state import AgentState
 from .server_names import address
+from .settings import server_settings
 from .tools.agents import AgentRef, calling_agent_turn
 from .tools.api import async_setup_tools_api
 from .warmup import WarmUp
@@ -32,7 +33,6 @@ class ToolbeltRuntime:
 
     backend: OpenAICompatBackend
     label: str
-    kind: ServerKind = OTHER
     models: list[str] = field(default_factory=list)
     # Per subentry (e.g. "this server rejects the tool role"): a reload starts
     # clean, but turns don't rediscover it.
@@ -44,6 +44,11 @@ class ToolbeltRuntime:
     reload_pending: bool = False
     # Each agent's warm-up, by subentry (warmup.py): it gives way to any turn.
     warm_ups: dict[str, WarmUp] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> ServerKind:
+        """The server's kind, as the backend carries it."""
+        return self.backend.kind
 
     def agent_state(self, subentry: ConfigSubentry) -> AgentState:
         """The subentry's learned state; it starts from the server kind's defaults."""
@@ -62,7 +67,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> 
     """Check the server answers, then start one agent per subentry."""
     backend = await async_create_backend(hass, entry.data)
     # Logs name the entry and its address (never credentials); speech only the kind.
-    label = f"{entry.title} ({address(entry.data[CONF_BASE_URL])})"
+    label = f"{entry.title} ({address(server_settings(entry.data).base_url)})"
     try:
         async with asyncio.timeout(CONNECT_TIMEOUT):
             models = await backend.list_models()
@@ -74,7 +79,6 @@ async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> 
     entry.runtime_data = ToolbeltRuntime(
         backend=backend,
         label=label,
-        kind=get_server_kind(entry.data.get(CONF_SERVER_KIND, "")),
         models=models,
     )
     entry.async_on_unload(await async_setup_tools_api(hass, entry))

@@ -84,12 +84,21 @@ class HAExecutor:
             return await own.run(call)
         if self._api is None:
             raise LookupError(f"no tools are available, so {call.name} cannot run")
-        result = await self._api.async_call_tool(
-            llm.ToolInput(tool_name=call.name, tool_args=call.arguments, id=call.id)
+        data, failed = compat.unwrap_tool_result(
+            await self._api.async_call_tool(tool_input(call))
         )
-        data, failed = compat.unwrap_tool_result(result)
         # Our own tools answer {"error": "ERROR: ..."} instead of raising.
         failed = failed or (
             isinstance(data, dict) and isinstance(data.get("error"), str)
         )
         return ToolOutcome(data=data, failed=failed)
+
+
+def tool_input(call: ToolCall, *, external: bool = False) -> llm.ToolInput:
+    """A call as HA's LLM API takes it, and as the ChatLog records it.
+
+    ``external``: the loop ran it already; the ChatLog only keeps it.
+    """
+    return llm.ToolInput(
+        tool_name=call.name, tool_args=call.arguments, id=call.id, external=external
+    )

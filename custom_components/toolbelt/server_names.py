@@ -2,7 +2,9 @@
 
 Three audiences, three names. Speech names the server kind ("Sorry, the
 llama.cpp server did not answer in time.", in the user's language: spoken.py):
-an address read aloud helps no one.
+an address read aloud helps no one. The kind's names are translations
+(strings.json); what is only ever English (the log, an error's text, the
+device's manufacturer) reads them from translations/en.json.
 Titles name the kind and the host ("llama.cpp on 192.168.1.20"). Logs add the
 address. None of them, nor a form, ever shows a ``user:password@`` from the base
 URL: the credentials leave the URL before it goes anywhere else.
@@ -12,11 +14,18 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-from .backend.servers import OPENAI, get_server_kind
-from .const import CONF_BASE_URL, CONF_SERVER_KIND
+from .backend.servers import ServerKind
+from .settings import server_settings
+
+# Read at import, which HA runs in its executor.
+_ENGLISH: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "translations" / "en.json").read_text(encoding="utf-8")
+)
 
 HIDDEN_PASSWORD = "********"
 """What a form shows instead of the password in a base URL."""
@@ -98,15 +107,23 @@ def url_from_form(submitted: str, stored: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc(parts, userinfo)))
 
 
-def spoken_name(data: Mapping[str, Any]) -> str:
-    """How speech names the server: its kind ("the llama.cpp server", "Ollama")."""
-    return get_server_kind(data.get(CONF_SERVER_KIND, "other")).spoken
+def kind_label(kind: ServerKind) -> str:
+    """The kind as the picker lists it, in English ("llama.cpp server")."""
+    return str(_ENGLISH["selector"]["server_kind"]["options"][kind.key])
+
+
+def spoken_name(kind: ServerKind) -> str:
+    """The kind in an English sentence ("the llama.cpp server", "Ollama").
+
+    Speech says it in the conversation's language (``Phrases.server_name``).
+    """
+    return str(_ENGLISH["exceptions"][f"server_name_{kind.key}"]["message"])
 
 
 def default_title(data: Mapping[str, Any]) -> str:
     """A readable entry title: "llama.cpp on 192.168.1.20", or just "OpenAI"."""
-    kind = get_server_kind(data.get(CONF_SERVER_KIND, "other"))
-    url = data.get(CONF_BASE_URL, "")
-    if kind is OPENAI and address(url) == address(OPENAI.default_base_url):
+    server = server_settings(data)
+    kind, url = server.kind, server.base_url
+    if kind.hosted and address(url) == address(kind.default_base_url):
         return kind.short
     return f"{kind.short} on {address(url)}"

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
@@ -26,6 +27,15 @@ LANGUAGES = tuple(
 )
 
 
+class SpokenFailure(HomeAssistantError):
+    """A failed turn or task, said as one sentence in its language.
+
+    ``str()`` is that sentence. ``translation_key`` and its placeholders name
+    it in strings.json's "exceptions", as HA's own errors do, so a frontend
+    may show it in the language it runs in.
+    """
+
+
 class Phrases:
     """Our sentences in one language, English where that language lacks one."""
 
@@ -38,19 +48,38 @@ class Phrases:
         """The sentence ``key`` with its placeholders filled in."""
         return self._texts[_message(key)].format(**placeholders)
 
+    def server_name(self, kind: str, *, sentence: str | None = None) -> str:
+        """The server kind ``kind`` as a sentence names it: the ``{server}`` value.
+
+        Named for ``sentence`` (a key), it is English where that sentence is.
+        """
+        texts = self._texts
+        if (
+            sentence is not None
+            and texts[_message(sentence)] == self._english[_message(sentence)]
+        ):
+            texts = self._english
+        return texts[_message(f"server_name_{kind}")]
+
     def server_error(self, err: BackendError, kind: str) -> str:
         """What the user hears when the model server failed: its kind, then why.
 
         A sentence that fell back to English names the server in English too.
         """
-        sentence = _message(err.key)
-        names = (
-            self._english
-            if self._texts[sentence] == self._english[sentence]
-            else self._texts
+        server = self.server_name(kind, sentence=err.key)
+        return self.say(err.key, **err.placeholders, server=server)
+
+    def server_failure(self, err: BackendError, kind: str) -> SpokenFailure:
+        """The model server's failure as an error that says ``server_error``."""
+        return SpokenFailure(
+            self.server_error(err, kind),
+            translation_domain=DOMAIN,
+            translation_key=err.key,
+            translation_placeholders={
+                **err.placeholders,
+                "server": self._english[_message(f"server_name_{kind}")],
+            },
         )
-        server = names[_message(f"server_name_{kind}")]
-        return self._texts[sentence].format(**err.placeholders, server=server)
 
     def phrasebook(self) -> Phrasebook:
         """The sentences the HA-free loop says itself."""

@@ -11,6 +11,7 @@ import openai
 from custom_components.toolbelt.backend.base import CompletionRequest, Delta
 from custom_components.toolbelt.backend.errors import BackendError
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.servers import get_server_kind
 
 API_KEY = "sk-test-123"
 LABEL = "Test server"
@@ -23,7 +24,7 @@ async def open_backend(
     """A backend as the integration builds it (SDK client, no retries), then closed."""
     client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     try:
-        yield OpenAICompatBackend(client, server_kind=kind, label=LABEL)
+        yield OpenAICompatBackend(client, kind=get_server_kind(kind), label=LABEL)
     finally:
         await client.close()
 

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from pathlib import Path
+import types
+import typing
+
 import pytest
 
+from custom_components import toolbelt
 from custom_components.toolbelt.backend.errors import (
     BackendBadRequestError,
     BackendServerError,
@@ -12,8 +19,12 @@ from custom_components.toolbelt.backend.errors import (
 from custom_components.toolbelt.backend.servers import (
     OTHER,
     SERVER_KINDS,
+    ServerKind,
     get_server_kind,
 )
+from custom_components.toolbelt.server_names import kind_label, spoken_name
+
+TRANSLATIONS = Path(toolbelt.__file__).parent / "translations"
 
 
 def test_kinds_have_their_usual_local_addresses() -> None:
@@ -27,7 +38,9 @@ def test_kinds_have_their_usual_local_addresses() -> None:
         "lmstudio": ("http://localhost:1234/v1", False),
         "other": ("http://localhost:8000/v1", False),
     }
-    assert len({kind.name for kind in SERVER_KINDS.values()}) == len(SERVER_KINDS)
+    assert len({kind_label(kind) for kind in SERVER_KINDS.values()}) == len(
+        SERVER_KINDS
+    )
 
 
 def test_unknown_kind_falls_back_to_other() -> None:
@@ -90,3 +103,64 @@ def test_context_overflow_is_told_from_other_refusals(
     from custom_components.toolbelt.backend.status import is_context_overflow
 
     assert is_context_overflow(message) is overflow
+
+
+def _declared(value: object, hint: object) -> bool:
+    """True when ``value`` is of the trait's declared type."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_declared(value, arg) for arg in args)
+    if origin is tuple:
+        return isinstance(value, tuple) and all(
+            _declared(item, args[0]) for item in value
+        )
+    if origin is not None:  # Mapping[str, Any]
+        return isinstance(value, origin)
+    if hint is None or hint is type(None):
+        return value is None
+    return isinstance(value, hint)  # type: ignore[arg-type]
+
+
+def test_every_kind_declares_every_trait() -> None:
+    """A quirk is one trait of ServerKind: each kind holds it, of its type."""
+    hints = typing.get_type_hints(ServerKind)
+    traits = [field.name for field in dataclasses.fields(ServerKind)]
+    assert traits == list(hints)
+    undeclared = [
+        (key, trait)
+        for key, kind in SERVER_KINDS.items()
+        for trait in traits
+        if not _declared(getattr(kind, trait), hints[trait])
+    ]
+    assert undeclared == []
+    assert [kind.key for kind in SERVER_KINDS.values()] == list(SERVER_KINDS)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(TRANSLATIONS.glob("*.json")), ids=lambda path: path.stem
+)
+def test_every_kind_is_named_in_every_translation(path: Path) -> None:
+    """The picker's label and the kind in a sentence, in each shipped language."""
+    texts = json.loads(path.read_text(encoding="utf-8"))
+    labels = texts["selector"]["server_kind"]["options"]
+    assert list(labels) == list(SERVER_KINDS)
+    assert all(label.strip() for label in labels.values())
+    spoken = {
+        key: texts["exceptions"].get(f"server_name_{key}", {}).get("message", "")
+        for key in SERVER_KINDS
+    }
+    assert [key for key, name in spoken.items() if not name.strip()] == []
+
+
+def test_english_names_of_the_kinds_are_as_they_were() -> None:
+    """Names read from the translations: the picker, the log and errors' text."""
+    assert {
+        key: (kind_label(kind), spoken_name(kind)) for key, kind in SERVER_KINDS.items()
+    } == {
+        "openai": ("OpenAI", "OpenAI"),
+        "ollama": ("Ollama", "Ollama"),
+        "llamacpp": ("llama.cpp server", "the llama.cpp server"),
+        "vllm": ("vLLM", "the vLLM server"),
+        "lmstudio": ("LM Studio", "LM Studio"),
+        "other": ("Other OpenAI-compatible server", "the model server"),
+    }

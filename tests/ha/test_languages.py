@@ -32,6 +32,7 @@ from custom_components.toolbelt.backend.openai_compat import _broke_off
 from custom_components.toolbelt.backend.servers import SERVER_KINDS
 from custom_components.toolbelt.const import DOMAIN
 from custom_components.toolbelt.loop.phrasebook import PHRASE_KEYS
+from custom_components.toolbelt.server_names import spoken_name
 from custom_components.toolbelt.spoken import LANGUAGES, async_phrases
 from tests.ha.conftest import (
     async_add_toolbelt,
@@ -76,6 +77,38 @@ async def test_a_german_conversation_hears_a_server_timeout_in_german(
     )
     # Nothing else went to TTS before the final sentence (no English).
     assert streamed_text(deltas) == ""
+
+
+@pytest.mark.parametrize(
+    ("server_kind", "server"),
+    [
+        ("openai", "OpenAI"),
+        ("ollama", "Ollama"),
+        ("vllm", "der vLLM-Server"),
+        ("lmstudio", "LM Studio"),
+        ("other", "der Modellserver"),
+    ],
+)
+async def test_a_server_timeout_in_german_names_the_kind_the_german_way(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    server_kind: str,
+    server: str,
+) -> None:
+    """Each kind's name in a German sentence is German (llama.cpp: above)."""
+    await async_add_toolbelt(
+        hass, openai_server, server_kind=server_kind, request_timeout=0.5
+    )
+    openai_server.reply_delay(5)
+
+    result = await async_converse(hass, "Mach das Licht an", language="de")
+
+    assert speech(result) == (
+        f"Entschuldigung, {server} hat nicht rechtzeitig geantwortet."
+    )
+    german = await async_phrases(hass, "de")
+    assert german.server_name(server_kind) == server
 
 
 async def test_a_german_conversation_hears_no_answer_in_german(
@@ -281,5 +314,5 @@ async def test_english_names_the_servers_as_their_errors_do(
     english = await async_phrases(hass, "en")
 
     assert {key: english.say(f"server_name_{key}") for key in SERVER_KINDS} == {
-        key: kind.spoken for key, kind in SERVER_KINDS.items()
+        key: spoken_name(kind) for key, kind in SERVER_KINDS.items()
     }

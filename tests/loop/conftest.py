@@ -14,6 +14,7 @@ import pytest_asyncio
 
 from custom_components.toolbelt import ha_tools
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.servers import get_server_kind
 from custom_components.toolbelt.loop import AgentState, LoopSettings, ToolLoop
 from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
 from custom_components.toolbelt.loop.executor import ToolOutcome
@@ -154,7 +155,9 @@ async def harness(openai_server: OpenAIServer) -> AsyncIterator[Harness]:
     try:
         yield Harness(
             openai_server,
-            OpenAICompatBackend(client, server_kind="llamacpp", label="Test server"),
+            OpenAICompatBackend(
+                client, kind=get_server_kind("llamacpp"), label="Test server"
+            ),
         )
     finally:
         await client.close()

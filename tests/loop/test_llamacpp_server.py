@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from custom_components.toolbelt.backend.base import TextDelta, ToolCallDelta
+from custom_components.toolbelt.backend.base import Finish, TextDelta
 from custom_components.toolbelt.backend.errors import BackendToolParseError
 from custom_components.toolbelt.loop.events import CallsOut
 from tests.backend.common import ask, collect, collect_until_error, open_backend
@@ -70,7 +70,8 @@ async def test_llama_cpp_losing_a_reply_to_its_parser_is_a_typed_error(
     assert received == []  # the role chunk carries nothing
     text = "".join(d.text for d in raw if isinstance(d, TextDelta))
     assert text == f"<tool_call>\n{TURN_ON}\n</tool_call>"
-    assert not [d for d in raw if isinstance(d, ToolCallDelta)]
+    assert isinstance(raw[-1], Finish)
+    assert raw[-1].tool_calls == ()
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from custom_components.toolbelt.backend.servers import LLAMACPP
 from custom_components.toolbelt.loop.tool_choice import hop_shape
 from custom_components.toolbelt.toolcalls import Catalog
 from custom_components.toolbelt.toolcalls.constraint import Shape
@@ -54,7 +55,7 @@ async def test_named_tool_on_llamacpp_sends_that_tool_alone(harness: Harness) ->
         harness,
         tool_choice="HassTurnOn",
         constraints=("tool_choice",),
-        named_tool_choice=False,
+        server=LLAMACPP,
     )
     first, second = harness.server.requests
     assert first.body["tool_choice"] == "required"

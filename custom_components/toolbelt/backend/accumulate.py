@@ -1,10 +1,11 @@
-"""Join streamed tool-call fragments into whole calls.
+"""Join streamed tool-call fragments into whole calls, inside the backend.
 
 Servers split a call across chunks: the first fragment has the id and name, the
 arguments string arrives in arbitrary pieces. Some servers repeat the name in every
-fragment or omit ids; both are tolerated here. The whole calls come out in the
-OpenAI ``tool_calls`` shape, which the native parse reads as it is: no other
-step reshapes them.
+fragment or omit ids; both are tolerated here. The backend feeds every fragment
+(streamed or not) in and ends its reply with the whole calls on ``Finish``, in
+the OpenAI ``tool_calls`` shape, which the native parse reads as it is: nothing
+above the backend sees a fragment, and no other step reshapes the calls.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ class _Partial:
 class ToolCallAccumulator:
     """Collect ToolCallDelta fragments; ``calls()`` gives whole calls by index."""
 
-    __slots__ = ("_calls",)
+    __slots__ = ("_calls", "chars")
 
     def __init__(self) -> None:
         self._calls: dict[int, _Partial] = {}
+        self.chars = 0  # names and arguments so far (the reply size limit counts them)
 
     def add(self, delta: ToolCallDelta) -> None:
         """Merge one fragment into the call at its index."""
@@ -42,6 +44,7 @@ class ToolCallAccumulator:
             call.name += delta.name
         if delta.arguments:
             call.arguments.append(delta.arguments)
+        self.chars += len(delta.name or "") + len(delta.arguments or "")
 
     def calls(self) -> list[dict[str, Any]]:
         """The calls so far in index order, as OpenAI ``tool_calls`` entries.

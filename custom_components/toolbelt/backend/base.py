@@ -7,7 +7,7 @@ with any object that yields these deltas.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..surrogates import mend_surrogates
@@ -39,7 +39,11 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
-    """A raw fragment of a native tool call; accumulate by index (see accumulate.py)."""
+    """A raw fragment of a native tool call, as a server streams it.
+
+    Never yielded by ``ModelBackend.complete``: the backend joins fragments by
+    index (``accumulate.ToolCallAccumulator``) and yields whole calls on ``Finish``.
+    """
 
     index: int
     id: str | None
@@ -78,13 +82,19 @@ class LogprobsDelta:
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """Always the last delta of a reply: why it ended, and token usage if known."""
+    """Always the last delta of a reply: why it ended, token usage if known, and
+    the reply's native tool calls, whole.
+
+    ``tool_calls``: OpenAI ``tool_calls`` entries (``id`` None where the server
+    sent none, ``function.arguments`` the raw text), in the server's index order.
+    """
 
     reason: str | None
     usage: dict[str, int] | None = None
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
-Delta = TextDelta | ReasoningDelta | ToolCallDelta | LogprobsDelta | Finish
+Delta = TextDelta | ReasoningDelta | LogprobsDelta | Finish
 
 
 @dataclass(slots=True)
@@ -115,16 +125,16 @@ class CompletionRequest:
         """True when the request carries any decoding constraint."""
         return bool(self.tool_choice or self.response_format or self.grammar)
 
-    def unconstrained(self) -> None:
-        """Drop every decoding constraint (the server refused one)."""
-        self.tool_choice = self.response_format = self.grammar = None
+    def unconstrained(self) -> CompletionRequest:
+        """The same request without any decoding constraint (the server refused one)."""
+        return replace(self, tool_choice=None, response_format=None, grammar=None)
 
 
 class ModelBackend(Protocol):
     """What the loop needs from a model server. Errors are backend.errors.BackendError."""
 
     def complete(self, request: CompletionRequest) -> AsyncGenerator[Delta]:
-        """Yield the reply as deltas, ending with exactly one Finish."""
+        """Yield the reply as deltas, ending with exactly one Finish (whole calls on it)."""
         ...
 
     async def list_models(self) -> list[str]:

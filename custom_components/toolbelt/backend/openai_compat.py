@@ -20,6 +20,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..surrogates import mend_surrogates
+from .accumulate import ToolCallAccumulator
 from .base import (
     DEFAULT_REQUEST_TIMEOUT,
     CompletionRequest,
@@ -50,7 +51,7 @@ from .sdk_compat import (
     TIMEOUT_ERRORS,
     TRANSPORT_ERRORS,
 )
-from .servers import ServerKind, get_server_kind, is_tool_parse_error
+from .servers import ServerKind, is_tool_parse_error
 from .sse import DONE, EventTooLargeError, sse_data, sse_lines
 from .status import is_context_overflow, retry_after
 
@@ -82,11 +83,14 @@ class OpenAICompatBackend:
     """Talks to one server through a caller-owned `openai.AsyncOpenAI` client."""
 
     def __init__(
-        self, client: openai.AsyncOpenAI, *, server_kind: str, label: str
+        self, client: openai.AsyncOpenAI, *, kind: ServerKind, label: str
     ) -> None:
-        """`label` names the server in errors the user hears (e.g. "Ollama")."""
+        """``kind``: the server's traits, which the loop and the check read here.
+
+        ``label`` names the server in errors (e.g. "Ollama").
+        """
         self._client = client
-        self.kind: ServerKind = get_server_kind(server_kind)
+        self.kind = kind
         self.label = label
         self.list_models_timeout = LIST_MODELS_TIMEOUT
 
@@ -162,7 +166,7 @@ class OpenAICompatBackend:
                 if payload is None or payload == DONE:
                     break
                 deltas = reader.read(self._chunk(payload))
-                self._check_size(reader.chars)
+                self._check_size(reader.chars + reader.calls.chars)
                 for delta in deltas:
                     yield delta
                 # One network read may hold hundreds of events: let the rest of
@@ -177,7 +181,7 @@ class OpenAICompatBackend:
             raise BackendResponseError(
                 self.label, detail="the stream held no chat.completion.chunk"
             )
-        yield Finish(reader.finish_reason, reader.usage)
+        yield Finish(reader.finish_reason, reader.usage, tuple(reader.calls.calls()))
 
     def _chunk(self, payload: str) -> ChatCompletionChunk:
         """One SSE payload as the SDK's chunk model, built leniently as the SDK does.
@@ -216,22 +220,16 @@ class OpenAICompatBackend:
             deltas.append(TextDelta(content))
         if logprobs := _logprobs(choices[0]):
             deltas.append(logprobs)
+        calls = ToolCallAccumulator()
         for index, call in enumerate(getattr(message, "tool_calls", None) or ()):
-            function = getattr(call, "function", None)
-            deltas.append(
-                ToolCallDelta(
-                    index=index,
-                    id=getattr(call, "id", None) or None,
-                    name=getattr(function, "name", None) or None,
-                    arguments=_arguments_text(getattr(function, "arguments", None)),
-                )
-            )
-        self._check_size(sum(map(_size, deltas)))
+            calls.add(_fragment(call, index))
+        self._check_size(sum(map(_size, deltas)) + calls.chars)
         for delta in deltas:
             yield delta
         yield Finish(
             getattr(choices[0], "finish_reason", None) or None,
             _usage(getattr(completion, "usage", None)),
+            tuple(calls.calls()),
         )
 
     def _check_size(self, chars: int) -> None:
@@ -361,15 +359,25 @@ class OpenAICompatBackend:
 
 
 class _ChunkReader:
-    """Turns chat.completion.chunk objects into deltas; remembers finish and usage."""
+    """Turns chat.completion.chunk objects into deltas; remembers finish and usage,
+    and joins tool-call fragments into whole calls (``calls``)."""
 
-    __slots__ = ("_fields", "_started", "chars", "chunks", "finish_reason", "usage")
+    __slots__ = (
+        "_fields",
+        "_started",
+        "calls",
+        "chars",
+        "chunks",
+        "finish_reason",
+        "usage",
+    )
 
     def __init__(self, reasoning_fields: tuple[str, ...]) -> None:
         self._fields = reasoning_fields
         self._started = 0  # tool calls begun, for servers that omit `index`
-        self.chars = 0  # text, reasoning and call names and arguments so far
+        self.chars = 0  # text and reasoning so far (``calls.chars``: the calls')
         self.chunks = 0
+        self.calls = ToolCallAccumulator()
         self.finish_reason: str | None = None
         self.usage: dict[str, int] | None = None
 
@@ -390,7 +398,7 @@ class _ChunkReader:
             if isinstance(content, str) and content:
                 out.append(TextDelta(content))
             for call in getattr(delta, "tool_calls", None) or ():
-                out.append(self._tool_delta(call))
+                self.calls.add(self._tool_delta(call))
         if logprobs := _logprobs(choice):
             out.append(logprobs)
         if reason := getattr(choice, "finish_reason", None):
@@ -399,27 +407,30 @@ class _ChunkReader:
         return out
 
     def _tool_delta(self, call: Any) -> ToolCallDelta:
-        function = getattr(call, "function", None)
-        name = getattr(function, "name", None) or None
         index = getattr(call, "index", None)
         if not isinstance(index, int):
             # No index: a fragment with a name starts the next call, others continue.
-            index = self._started if name else max(self._started - 1, 0)
+            named = getattr(getattr(call, "function", None), "name", None)
+            index = self._started if named else max(self._started - 1, 0)
         self._started = max(self._started, index + 1)
-        return ToolCallDelta(
-            index=index,
-            id=getattr(call, "id", None) or None,
-            name=name,
-            arguments=_arguments_text(getattr(function, "arguments", None)),
-        )
+        return _fragment(call, index)
+
+
+def _fragment(call: Any, index: int) -> ToolCallDelta:
+    """One SDK tool-call (fragment) at ``index``, for ``ToolCallAccumulator``."""
+    function = getattr(call, "function", None)
+    return ToolCallDelta(
+        index=index,
+        id=getattr(call, "id", None) or None,
+        name=getattr(function, "name", None) or None,
+        arguments=_arguments_text(getattr(function, "arguments", None)),
+    )
 
 
 def _size(delta: Delta) -> int:
     """Characters a delta adds to the reply (what ``MAX_REPLY_CHARS`` counts)."""
     if isinstance(delta, TextDelta | ReasoningDelta):
         return len(delta.text)
-    if isinstance(delta, ToolCallDelta):
-        return len(delta.name or "") + len(delta.arguments or "")
     return 0
 
 

@@ -1,7 +1,11 @@
 """The server kinds a user can pick, with defaults and per-server quirks as data.
 
 Every difference between servers that the client must respect lives in this table,
-so no other module branches on the server kind.
+so no other module branches on the server kind: a quirk is a trait here and the
+code that honours it (the backend reads ``OpenAICompatBackend.kind``, the loop
+``LoopSettings.server``, the agent check the backend's kind). How people name a
+kind is a translation (strings.json): the picker's label under
+``selector.server_kind``, the kind in a sentence under ``server_name_<key>``.
 """
 
 from __future__ import annotations
@@ -20,18 +24,16 @@ class ServerKind:
     """What we know about one kind of OpenAI-compatible server."""
 
     key: str
-    name: str
-    """The label in the server-kind picker."""
     short: str
-    """The kind in a title: "llama.cpp on 192.168.1.20"."""
-    spoken: str
-    """The kind in an English sentence: "the llama.cpp server did not answer" (the
-    errors' text, the log). Speech names it in the conversation's language, from
-    strings.json's ``server_name_<key>``."""
+    """The kind in an entry's title: "llama.cpp on 192.168.1.20". A title is
+    stored once, as typed or suggested: HA does not translate it."""
     default_base_url: str
     # The defaults below are what most servers do; each kind states only how it
     # differs.
     api_key_required: bool = False
+    # A service at one address (``default_base_url``): an entry there is titled
+    # by the kind alone ("OpenAI"), not "OpenAI on api.openai.com".
+    hosted: bool = False
     # Accepts stream_options={"include_usage": True} (token usage in the last chunk).
     stream_usage: bool = True
     # Delta/message fields that carry reasoning, preferred first. Only the first
@@ -83,20 +85,17 @@ _CONTENT_FIRST = ("reasoning_content", "reasoning")
 
 OPENAI = ServerKind(
     key="openai",
-    name="OpenAI",
     short="OpenAI",
-    spoken="OpenAI",
     default_base_url="https://api.openai.com/v1",
     api_key_required=True,
+    hosted=True,
     max_tokens_field="max_completion_tokens",
     constraints=("tool_choice",),
     warm_up=False,
 )
 OLLAMA = ServerKind(
     key="ollama",
-    name="Ollama",
     short="Ollama",
-    spoken="Ollama",
     default_base_url="http://localhost:11434/v1",
     # Ollama maps response_format to its own `format`; it returns logprobs
     # from version 0.12.11.
@@ -119,9 +118,7 @@ OLLAMA = ServerKind(
 )
 LLAMACPP = ServerKind(
     key="llamacpp",
-    name="llama.cpp server",
     short="llama.cpp",
-    spoken="the llama.cpp server",
     default_base_url="http://localhost:8080/v1",
     reasoning_fields=_CONTENT_FIRST,
     constraints=("tool_choice", "grammar", "json_schema"),
@@ -147,9 +144,7 @@ LLAMACPP = ServerKind(
 )
 VLLM = ServerKind(
     key="vllm",
-    name="vLLM",
     short="vLLM",
-    spoken="the vLLM server",
     default_base_url="http://localhost:8000/v1",
     # vLLM renamed reasoning_content to reasoning (late 2025) and sent both for a
     # while: the default order prefers the new name.
@@ -159,9 +154,7 @@ VLLM = ServerKind(
 )
 LMSTUDIO = ServerKind(
     key="lmstudio",
-    name="LM Studio",
     short="LM Studio",
-    spoken="LM Studio",
     default_base_url="http://localhost:1234/v1",
     stream_usage=False,
     reasoning_fields=_CONTENT_FIRST,
@@ -170,9 +163,7 @@ LMSTUDIO = ServerKind(
 )
 OTHER = ServerKind(
     key="other",
-    name="Other OpenAI-compatible server",
     short="Model server",
-    spoken="the model server",
     default_base_url="http://localhost:8000/v1",
     # Unknown servers may reject fields they do not know: send only the basics.
     stream_usage=False,

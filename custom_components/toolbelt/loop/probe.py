@@ -17,7 +17,7 @@ import contextlib
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..backend.base import CompletionRequest, Delta, Finish, ModelBackend, ToolCallDelta
+from ..backend.base import CompletionRequest, Delta, Finish, ModelBackend
 from ..backend.errors import BackendBadRequestError, BackendError
 from ..toolcalls import Catalog, ToolCall
 from .events import CallsOut, HopStart, ResultOut, TextOut
@@ -182,9 +182,8 @@ class _Watched:
         try:
             async with contextlib.aclosing(self._backend.complete(request)) as deltas:
                 async for delta in deltas:
-                    if isinstance(delta, ToolCallDelta):
-                        self.native = True
-                    elif isinstance(delta, Finish):
+                    if isinstance(delta, Finish):
+                        self.native = bool(delta.tool_calls)
                         self.finish = delta.reason
                     yield delta
         except BackendBadRequestError as err:

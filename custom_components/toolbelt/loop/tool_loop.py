@@ -1,9 +1,10 @@
 """The tool loop: ask the model, read its calls, run them, feed results back.
 
 HA-free: it talks to a ``ModelBackend`` and an ``Executor`` and reports what
-happens as ``LoopEvent``s. Data moves through it once per hop:
-backend deltas -> streaming detector (safe text out at once) -> dialect parse ->
-caps and guards -> executor -> results appended -> next hop.
+happens as ``LoopEvent``s. It only orchestrates; data moves through it once
+per hop: request -> backend (deltas, whole calls at the end) -> ``ReplyReader``
+(safe text out at once; what the reply means) -> caps and guards -> executor
+-> results appended -> next hop.
 """
 
 from __future__ import annotations
@@ -11,20 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 import logging
 import time
 from typing import Any
 
-from ..backend.accumulate import ToolCallAccumulator
-from ..backend.base import (
-    CompletionRequest,
-    Finish,
-    ModelBackend,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallDelta,
-)
+from ..backend.base import DEFAULT_REQUEST_TIMEOUT, CompletionRequest, ModelBackend
 from ..backend.errors import (
     BackendBadRequestError,
     BackendBusyError,
@@ -32,14 +25,13 @@ from ..backend.errors import (
     BackendError,
     BackendToolParseError,
 )
-from ..toolcalls import Catalog, ParseResult, ToolCall, get_dialect
+from ..backend.servers import OPENAI, ServerKind
+from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.aliases import NO_ALIASES, Aliases
 from ..toolcalls.calls import new_call_id
-from ..toolcalls.constraint import Shape, fingerprint, unwrap_answer
-from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.constraint import Shape, fingerprint
 from ..toolcalls.prompting import error_text, lean_tools, result_text
-from ..toolcalls.registry import detector_for, opens_reasoning_in_template
-from ..toolcalls.streaming import StreamDetector
+from ..toolcalls.registry import opens_reasoning_in_template
 from .agent_state import AgentState
 from .events import (
     CallsOut,
@@ -61,6 +53,7 @@ from .honesty import (
     acted,
 )
 from .phrasebook import ENGLISH, Phrasebook
+from .reply_reader import Reply, ReplyReader
 from .takes_control import (
     RoundCall,
     TakesControl,
@@ -87,7 +80,7 @@ class LoopSettings:
     tool_format: str = "auto"
     temperature: float | None = None
     max_tokens: int | None = None
-    timeout: float = 60.0
+    timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_tool_calls: int = 20
     max_device_commands: int = 3
     stream: bool = True
@@ -96,7 +89,9 @@ class LoopSettings:
     tool_choice: str = AUTO
     strict_calls: bool = False
     constraints: tuple[str, ...] = ()
-    named_tool_choice: bool = True
+    # The server kind's traits (backend/servers.py) the loop honours; OpenAI's
+    # API is the reference shape.
+    server: ServerKind = OPENAI
     # Whether an answer may be empty: the model wrote nothing, no tool ran,
     # and the host keeps that as a silent response (HA 2026.11+ does).
     silent_answers: bool = False
@@ -114,19 +109,35 @@ class _Prepared:
     tools: list[dict[str, Any]]
     sent_tools: list[dict[str, Any]]
     choice: FormatChoice
+    messages: History
+    guidance: str
     base: History
     key: str
 
 
 @dataclass(slots=True)
-class _Hop:
-    """What one model reply turned out to be."""
+class _TurnState:
+    """One turn as it goes: its hops' exchanges, its calls, its mode."""
 
-    text: str
-    parse: ParseResult
-    streamed: str
-    # Text the stream detector let out but the honesty guard held back.
-    held: str = ""
+    prepared: _Prepared
+    budget: TurnBudget
+    # Results as the dialect's plain text instead of tool messages.
+    fallback: bool
+    guard: HonestyGuard | None
+    exchanges: History = field(default_factory=list)
+    done: list[RoundCall] = field(default_factory=list)
+    # The tool the honesty guard makes the next request call ("" any), if any.
+    forced: str | None = None
+
+
+@dataclass(slots=True)
+class _Retry:
+    """What retries of one hop's request mended so far."""
+
+    constraint: HopConstraint | None
+    recovered: set[type[BackendError]] = field(default_factory=set)
+    # The hop's constraint was dropped after the server refused it.
+    dropped: bool = False
 
 
 class ToolLoop:
@@ -206,199 +217,126 @@ class ToolLoop:
         answer_format: dict[str, Any] | None,
         guard: HonestyGuard | None,
     ) -> AsyncGenerator[LoopEvent]:
-        """One turn's hops, until an answer (see ``run``)."""
-        settings = self._settings
+        """One turn's hops, until an answer (see ``run``): ask, read, run, append."""
         self._answer_format = answer_format
-        prepared = self._prepare(messages, tools, guidance)
-        catalog, choice = prepared.catalog, prepared.choice
-        budget = TurnBudget(settings.max_tool_calls, settings.max_device_commands)
-        # The one place the tool role is decided: a text dialect or a server
-        # that refused it uses fallback mode; a retry below may prove a refusal.
-        fallback = choice.text_mode or not self._state.tool_role
-        exchanges: History = []
-        done: list[RoundCall] = []
-        # The tool the honesty guard makes the next request call, if any.
-        forced: str | None = None
-
+        turn = self._start(messages, tools, guidance, guard)
         # Every hop but the last may run tools; the caps end the turn in time.
-        for index in range(settings.max_tool_calls + 2):
-            wrap_up = budget.exhausted
-            constraint = None if wrap_up else self._constraint(index, prepared, forced)
-            forced = None
-            request = self._request(prepared, exchanges, fallback, wrap_up, constraint)
-            own_format = self._answer_format is not None and not request.constrained
-            if own_format:
-                request.response_format = self._answer_format
+        for index in range(self._settings.max_tool_calls + 2):
+            wrap_up = turn.budget.exhausted
             yield HopStart(index)
-            hop: _Hop | None = None
-            recovered: set[type[BackendError]] = set()
-            dropped = False
-            said = ""  # streamed by an attempt that failed, never said twice
-            while hop is None:
-                try:
-                    reader = _reader(choice, request, constraint)
-                    unwrap = not own_format
-                    async for event in self._ask(
-                        request,
-                        catalog,
-                        reader,
-                        unwrap,
-                        guard,
-                        done,
-                        said=said,
-                    ):
-                        if isinstance(event, _Hop):
-                            hop = event
-                        else:
-                            if isinstance(event, TextOut):
-                                said += event.text
-                            yield event
-                except BackendToolParseError as err:
-                    # The server's own tool parser lost the reply: ask for the
-                    # raw text (same prompt, cached) and read the call ourselves.
-                    if request.raw_text:
-                        raise
-                    _LOGGER.info("Reading the model's call ourselves: %s", err)
-                    request.raw_text = True
-                    continue
-                except BackendBusyError as err:
-                    # A busy server is not a broken one: wait as long as it asks,
-                    # once, if that fits in the request timeout.
-                    wait = err.retry_after
-                    if BackendBusyError in recovered or wait is None:
-                        raise
-                    if wait > settings.timeout:
-                        raise
-                    recovered.add(BackendBusyError)
-                    _LOGGER.info("Server busy; retrying in %.1f s", wait)
-                    await asyncio.sleep(wait)
-                except BackendContextOverflowError:
-                    if BackendContextOverflowError in recovered:
-                        raise
-                    trimmed = trim_largest_result(exchanges)
-                    if trimmed is None:
-                        raise
-                    recovered.add(BackendContextOverflowError)
-                    _LOGGER.warning("Request too long for the model: %s", trimmed)
-                except BackendBadRequestError:
-                    if request.constrained and not dropped:
-                        # A refused constraint is a separate fact from the tool
-                        # role: first try the same request without it.
-                        dropped = True
-                        request.unconstrained()
-                        if constraint and constraint.only_tool:
-                            request.tools = prepared.sent_tools
-                        continue
-                    if (
-                        fallback
-                        or not _ran_tools(exchanges)
-                        or BackendBadRequestError in recovered
-                    ):
-                        raise
-                    # Perhaps the server refuses our tool messages: say the same
-                    # in plain text. Only a retry that works proves it.
-                    recovered.add(BackendBadRequestError)
-                    fallback = True
-                request.messages = self._messages(
-                    prepared.base, exchanges, choice.dialect, fallback
-                )
-            if BackendBadRequestError in recovered:
-                _LOGGER.info("Server rejected the tool role; using fallback mode")
-                self._state.tool_role = False
-            elif dropped and constraint is not None:
-                # Only a retry that worked without it proves the refusal.
-                self._constraint_rejected(constraint.kind)
-            elif dropped and own_format:
-                self._answer_format = None
-                self._constraint_rejected("json_schema")
-            assert hop is not None
-
-            calls = hop.parse.calls
-            # Refused call markup goes back as an error the model can fix.
-            rejected = [
-                ToolCall(
-                    id=new_call_id(), name=item.name or "invalid_call", arguments={}
-                )
-                for item in hop.parse.rejected
-            ]
-            if hop.parse.reasoning:
-                yield ReasoningOut(hop.parse.reasoning)
-            if not (calls or rejected) or wrap_up:
-                if (
-                    guard is not None
-                    and not wrap_up
-                    and (seen := await guard.disputes(done)) is not None
-                ):
-                    if not guard.reminded:
-                        # The answer would leave the command undone: never said.
-                        guard.reminded = True
-                        _LOGGER.debug("No device command for %s yet", seen.intent)
-                        claim = hop.parse.content.strip() or "(no answer)"
-                        exchanges.append({"role": "assistant", "content": claim})
-                        exchanges.append(
-                            {"role": "user", "content": NOTHING_CHANGED_NOTE}
-                        )
-                        forced = seen.tool or ""
-                        continue
-                    async for event in self._settle(seen, catalog, budget):
+            reply: Reply | None = None
+            async with contextlib.aclosing(self._hop(index, turn, wrap_up)) as hop:
+                async for event in hop:
+                    if isinstance(event, Reply):
+                        reply = event
+                    else:
                         yield event
-                    return
-                rest = _unsent(hop.parse.content, hop.streamed)
-                if not (hop.streamed + rest).strip():
-                    # Said in place of nothing; "" is a silent answer.
-                    yield TextOut(await self._empty_answer(hop, calls, done))
-                elif rest:
-                    yield TextOut(rest)
+            assert reply is not None
+            if reply.parse.reasoning:
+                yield ReasoningOut(reply.parse.reasoning)
+            if wrap_up or not (reply.parse.calls or reply.parse.rejected):
+                seen = None if wrap_up else await self._disputed(turn)
+                if seen is not None and self._remind(turn, reply, seen):
+                    continue
+                async with contextlib.aclosing(self._end(turn, reply, seen)) as end:
+                    async for event in end:
+                        yield event
                 return
-
-            if hop.held:
-                # Words before a real call: they were no false claim.
-                yield TextOut(hop.held)
-            cut = hop.text[: hop.parse.end] if hop.parse.end is not None else hop.text
-            content = hop.parse.content.strip()
-            yield CallsOut(
-                (*calls, *rejected),
-                raw=cut,
-                content=content,
-                dialect=hop.parse.dialect,
-            )
-            outcomes = [o async for o in self._run_calls(calls, catalog, budget)]
-            for call, item in zip(rejected, hop.parse.rejected, strict=True):
-                _LOGGER.debug("Refused call markup: %s", item.reason)
-                text = budget.charge_rejected(item.reason)
-                outcomes.append(ResultOut(call, text, True, 0.0, text, refused=True))
-            last = outcomes[-1]
-            if budget.exhausted and last.text != budget.limit_refusal():
-                # Said where the model reads results, in the format's own words.
-                outcomes[-1] = replace(last, text=last.text + budget.limit_note())
-            results = [outcome.text for outcome in outcomes]
-            for outcome in outcomes:
-                yield outcome
-            # Seed 003: the round's results may end the turn themselves.
-            finished = [
-                RoundCall(o, self._executor.is_device_command(o.call)) for o in outcomes
-            ]
-            done.extend(finished)
-            taken = await round_answer(self._takes_control, finished)
-            if taken is not None:
-                _LOGGER.debug("The %s check took control of the turn", taken[1])
-                yield ControlOut(*taken)
-                return
-            if budget.exhausted:
-                # Nothing more may run: the catalog leaves the prompt too.
-                prepared.base = self._base_messages(
-                    messages, catalog, choice, guidance, wrap_up=True
-                )
-            exchanges.append(
-                Exchange(
-                    raw=cut,
-                    content=content,
-                    calls=(*calls, *rejected),
-                    results=tuple(results),
-                )
-            )
-
+            async with contextlib.aclosing(self._round(turn, reply)) as round_:
+                async for event in round_:
+                    yield event
+                    if isinstance(event, ControlOut):
+                        return
         yield TextOut(self._settings.phrases.gave_up)
+
+    def _start(
+        self,
+        messages: History,
+        tools: list[dict[str, Any]],
+        guidance: str,
+        guard: HonestyGuard | None,
+    ) -> _TurnState:
+        settings = self._settings
+        prepared = self._prepare(messages, tools, guidance)
+        return _TurnState(
+            prepared=prepared,
+            budget=TurnBudget(settings.max_tool_calls, settings.max_device_commands),
+            # The one place the tool role is decided: a text dialect or a server
+            # that refused it uses fallback mode; a retry may prove a refusal.
+            fallback=prepared.choice.text_mode or not self._state.tool_role,
+            guard=guard,
+        )
+
+    async def _disputed(self, turn: _TurnState) -> Recognized | None:
+        """The device command an answer would leave undone, if the guard sees one."""
+        guard = turn.guard
+        return None if guard is None else await guard.disputes(turn.done)
+
+    def _remind(self, turn: _TurnState, reply: Reply, seen: Recognized) -> bool:
+        """Send the model back once to run the command its answer skipped (the
+        answer is never said); False when it was reminded already."""
+        guard = turn.guard
+        assert guard is not None
+        if guard.reminded:
+            return False
+        guard.reminded = True
+        _LOGGER.debug("No device command for %s yet", seen.intent)
+        claim = reply.parse.content.strip() or "(no answer)"
+        turn.exchanges.append({"role": "assistant", "content": claim})
+        turn.exchanges.append({"role": "user", "content": NOTHING_CHANGED_NOTE})
+        turn.forced = seen.tool or ""
+        return True
+
+    async def _end(
+        self, turn: _TurnState, reply: Reply, seen: Recognized | None
+    ) -> AsyncGenerator[LoopEvent]:
+        """The turn's answer: the reply's unsaid rest, or the loop's own words."""
+        if seen is not None:
+            settle = self._settle(seen, turn.prepared.catalog, turn.budget)
+            async with contextlib.aclosing(settle) as events:
+                async for event in events:
+                    yield event
+        elif not (reply.streamed + reply.rest).strip():
+            # Said in place of nothing; "" is a silent answer.
+            yield TextOut(await self._empty_answer(reply, reply.parse.calls, turn.done))
+        elif reply.rest:
+            yield TextOut(reply.rest)
+
+    async def _round(self, turn: _TurnState, reply: Reply) -> AsyncGenerator[LoopEvent]:
+        """Run the reply's calls and append the exchange; a ``ControlOut`` ends
+        the turn (a round's results may end it themselves)."""
+        parse, budget = reply.parse, turn.budget
+        # Refused call markup goes back as an error the model can fix.
+        rejected = [
+            ToolCall(id=new_call_id(), name=item.name or "invalid_call", arguments={})
+            for item in parse.rejected
+        ]
+        if reply.held:
+            # Words before a real call: they were no false claim.
+            yield TextOut(reply.held)
+        cut = reply.text[: parse.end] if parse.end is not None else reply.text
+        content = parse.content.strip()
+        calls = (*parse.calls, *rejected)
+        yield CallsOut(calls, raw=cut, content=content, dialect=parse.dialect)
+        outcomes = await self._outcomes(turn, parse, rejected)
+        for outcome in outcomes:
+            yield outcome
+        finished = [
+            RoundCall(o, self._executor.is_device_command(o.call)) for o in outcomes
+        ]
+        turn.done.extend(finished)
+        taken = await round_answer(self._takes_control, finished)
+        if taken is not None:
+            _LOGGER.debug("The %s check took control of the turn", taken[1])
+            yield ControlOut(*taken)
+            return
+        if budget.exhausted:
+            # Nothing more may run: the catalog leaves the prompt too.
+            turn.prepared.base = self._base_messages(turn.prepared, wrap_up=True)
+        results = tuple(outcome.text for outcome in outcomes)
+        turn.exchanges.append(
+            Exchange(raw=cut, content=content, calls=calls, results=results)
+        )
 
     def opening_request(
         self, messages: History, tools: list[dict[str, Any]], *, guidance: str = ""
@@ -408,10 +346,9 @@ class ToolLoop:
         Built by the same code as every hop, so a warm-up that sends it (with
         the user's words left out) starts byte for byte as a real turn does.
         """
-        prepared = self._prepare(messages, tools, guidance)
-        fallback = prepared.choice.text_mode or not self._state.tool_role
-        constraint = self._constraint(0, prepared)
-        return self._request(prepared, [], fallback, False, constraint)
+        turn = self._start(messages, tools, guidance, None)
+        constraint = self._constraint(0, turn.prepared)
+        return self._request(turn, False, constraint)
 
     def _prepare(
         self, messages: History, tools: list[dict[str, Any]], guidance: str
@@ -423,127 +360,165 @@ class ToolLoop:
         choice = choose_format(
             settings.tool_format, settings.model, has_tools=bool(tools)
         )
-        return _Prepared(
+        prepared = _Prepared(
             catalog=catalog,
             tools=tools,
             sent_tools=lean_tools(tools),
             choice=choice,
-            base=self._base_messages(messages, catalog, choice, guidance),
+            messages=messages,
+            guidance=guidance,
+            base=[],
             key=fingerprint(catalog) if self._kinds and catalog.names else "",
         )
+        prepared.base = self._base_messages(prepared)
+        return prepared
 
     def _request(
-        self,
-        prepared: _Prepared,
-        exchanges: History,
-        fallback: bool,
-        wrap_up: bool,
-        constraint: HopConstraint | None,
+        self, turn: _TurnState, wrap_up: bool, constraint: HopConstraint | None
     ) -> CompletionRequest:
         """One hop's request: the prompt so far, the tools, the hop's constraint."""
         settings = self._settings
+        prepared = turn.prepared
         choice = prepared.choice
         request = CompletionRequest(
             model=settings.model,
-            messages=self._messages(prepared.base, exchanges, choice.dialect, fallback),
+            messages=self._messages(turn),
             tools=prepared.sent_tools
             if choice.send_tools and prepared.tools and not wrap_up
             else None,
-            stop=choice.stop_sequences if not _ran_tools(exchanges) else None,
+            stop=choice.stop_sequences if not _ran_tools(turn.exchanges) else None,
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             stream=settings.stream,
             timeout=settings.timeout,
         )
-        _constrain(request, constraint)
-        return request
+        return _constrained(request, constraint)
 
     # -- one hop ---------------------------------------------------------------
 
-    async def _ask(
-        self,
-        request: CompletionRequest,
-        catalog: Catalog,
-        choice: FormatChoice,
-        unwrap: bool = True,
-        guard: HonestyGuard | None = None,
-        done: Sequence[RoundCall] = (),
-        *,
-        said: str = "",
-    ) -> AsyncIterator[LoopEvent | _Hop]:
-        """Stream one reply: safe text out at once, then what the reply means.
-
-        ``guard``: asked at the reply's first safe words whether they wait for
-        the reply's end (``done``: the turn's calls so far). The stream is
-        never paused for it: words wait while it is undecided, and its answer
-        is awaited only after the reply ended, outside the server's timeout.
-
-        A model whose template opens the reasoning block starts inside it, so
-        nothing shows until its closer, unless the server already split the
-        reasoning off (it came as reasoning deltas before any text). A
-        JSON-schema reply is JSON until its end: nothing in it can stream.
-        ``said``: what a failed attempt at this reply already streamed; the
-        same words are not streamed again.
-        """
-        opened = opens_reasoning_in_template(self._settings.model)
-        detector: StreamDetector | _HoldAll | None = (
-            _HoldAll() if request.response_format else None
+    async def _hop(
+        self, index: int, turn: _TurnState, wrap_up: bool
+    ) -> AsyncGenerator[LoopEvent | Reply]:
+        """Ask for one reply and read it (safe text out at once), retrying what
+        a retry can mend; the ``Reply`` comes last."""
+        prepared = turn.prepared
+        constraint = None if wrap_up else self._constraint(index, prepared, turn.forced)
+        turn.forced = None
+        request = self._request(turn, wrap_up, constraint)
+        own_format = self._answer_format is not None and not request.constrained
+        if own_format:
+            request = replace(request, response_format=self._answer_format)
+        reader = ReplyReader(
+            prepared.choice,
+            prepared.catalog,
+            constraint,
+            warn_once=self._warn_once,
+            opens_reasoning=opens_reasoning_in_template(self._settings.model),
+            unwrap=not own_format,
+            guard=turn.guard,
+            done=turn.done,
         )
-        accumulator = ToolCallAccumulator()
-        raw: list[str] = []
-        streamed: list[str] = []
-        holding: bool | None = None
-        waiting = ""  # safe words not out yet: the guard has not decided
+        retry = _Retry(constraint)
+        while reader.reply is None:
+            try:
+                reading = reader.read(request, self._backend.complete(request))
+                async with contextlib.aclosing(reading) as events:
+                    async for event in events:
+                        yield event
+            except BackendError as err:
+                request = await self._retried(err, request, turn, retry)
+        self._learn(retry, own_format)
+        yield reader.reply
 
-        def decided() -> bool | None:
-            return False if guard is None else guard.holds_now(done)
-
-        # aclosing: a turn that stops early must close the HTTP stream at once.
-        async with contextlib.aclosing(self._backend.complete(request)) as deltas:
-            async for delta in deltas:
-                if isinstance(delta, TextDelta):
-                    raw.append(delta.text)
-                    if detector is None:
-                        detector = detector_for(
-                            choice.dialect, catalog=catalog, start_in_reasoning=opened
-                        )
-                    if safe := detector.feed(delta.text):
-                        streamed.append(safe)
-                        waiting += safe
-                        if holding is None:
-                            holding = decided()
-                        if holding is False:
-                            if new := _unsaid(said, streamed, waiting):
-                                yield TextOut(new)
-                            waiting = ""
-                elif isinstance(delta, ReasoningDelta):
-                    opened = False  # the server parses reasoning itself
-                    yield ReasoningOut(delta.text)
-                elif isinstance(delta, ToolCallDelta):
-                    accumulator.add(delta)
-                elif isinstance(delta, Finish) and delta.reason == "length":
-                    _LOGGER.debug("Reply cut by max_tokens")
-        text = "".join(raw)
-        held = isinstance(detector, _HoldAll)
-        if held and unwrap and (answer := unwrap_answer(text)):
-            text = answer
-        parse = choice.interpret(text, accumulator.calls(), catalog, self._warn_once)
-        # Only held-back text that the dialect also calls content may still show.
-        tail = "" if parse.calls or detector is None else detector.finish()
-        if tail and parse.content.startswith("".join(streamed) + tail):
-            streamed.append(tail)
-            waiting += tail
-        if holding is None and waiting:
-            # The reply has ended: waiting no longer holds up the server. Words
-            # before a call are said before it runs anyway: no verdict needed.
-            holding = not parse.calls and guard is not None and await guard.holds(done)
-        if not holding and waiting and (new := _unsaid(said, streamed, waiting)):
-            yield TextOut(new)
-        out = "".join(streamed)
-        if holding:
-            yield _Hop(text=text, parse=parse, streamed="", held=out)
+    async def _retried(
+        self,
+        err: BackendError,
+        request: CompletionRequest,
+        turn: _TurnState,
+        retry: _Retry,
+    ) -> CompletionRequest:
+        """The request to send again after ``err``, as a new value; ``err``
+        itself when no retry can mend it."""
+        if isinstance(err, BackendToolParseError):
+            # The server's own tool parser lost the reply: ask for the raw
+            # text (same prompt, cached) and read the call ourselves.
+            if request.raw_text:
+                raise err
+            _LOGGER.info("Reading the model's call ourselves: %s", err)
+            return replace(request, raw_text=True)
+        if isinstance(err, BackendBusyError):
+            await self._wait_out(err, retry)
+        elif isinstance(err, BackendContextOverflowError):
+            _trim(err, turn, retry)
+        elif isinstance(err, BackendBadRequestError):
+            if request.constrained and not retry.dropped:
+                # A refused constraint is a separate fact from the tool role:
+                # first try the same request without it.
+                retry.dropped = True
+                plain = request.unconstrained()
+                if retry.constraint and retry.constraint.only_tool:
+                    plain = replace(plain, tools=turn.prepared.sent_tools)
+                return plain
+            self._fall_back(err, turn, retry)
         else:
-            yield _Hop(text=text, parse=parse, streamed=out)
+            raise err
+        return replace(request, messages=self._messages(turn))
+
+    async def _wait_out(self, err: BackendBusyError, retry: _Retry) -> None:
+        """A busy server is not a broken one: wait as long as it asks, once,
+        if that fits in the request timeout."""
+        wait = err.retry_after
+        if BackendBusyError in retry.recovered or wait is None:
+            raise err
+        if wait > self._settings.timeout:
+            raise err
+        retry.recovered.add(BackendBusyError)
+        _LOGGER.info("Server busy; retrying in %.1f s", wait)
+        await asyncio.sleep(wait)
+
+    def _fall_back(
+        self, err: BackendBadRequestError, turn: _TurnState, retry: _Retry
+    ) -> None:
+        """Perhaps the server refuses our tool messages: say the same in plain
+        text. Only a retry that works proves it (``_learn``)."""
+        if (
+            turn.fallback
+            or not _ran_tools(turn.exchanges)
+            or BackendBadRequestError in retry.recovered
+        ):
+            raise err
+        retry.recovered.add(BackendBadRequestError)
+        turn.fallback = True
+
+    def _learn(self, retry: _Retry, own_format: bool) -> None:
+        """What a retry that worked proved about the server, kept for good."""
+        if BackendBadRequestError in retry.recovered:
+            _LOGGER.info("Server rejected the tool role; using fallback mode")
+            self._state.tool_role = False
+        elif retry.dropped and retry.constraint is not None:
+            self._constraint_rejected(retry.constraint.kind)
+        elif retry.dropped and own_format:
+            self._answer_format = None
+            self._constraint_rejected("json_schema")
+
+    async def _outcomes(
+        self, turn: _TurnState, parse: ParseResult, rejected: list[ToolCall]
+    ) -> list[ResultOut]:
+        """The round's results in call order: each call run, or refused."""
+        budget = turn.budget
+        calls = parse.calls
+        outcomes = [
+            o async for o in self._run_calls(calls, turn.prepared.catalog, budget)
+        ]
+        for call, item in zip(rejected, parse.rejected, strict=True):
+            _LOGGER.debug("Refused call markup: %s", item.reason)
+            text = budget.charge_rejected(item.reason)
+            outcomes.append(ResultOut(call, text, True, 0.0, text, refused=True))
+        last = outcomes[-1]
+        if budget.exhausted and last.text != budget.limit_refusal():
+            # Said where the model reads results, in the format's own words.
+            outcomes[-1] = replace(last, text=last.text + budget.limit_note())
+        return outcomes
 
     # -- constraints ---------------------------------------------------------------
 
@@ -574,7 +549,7 @@ class ToolLoop:
             shape,
             text_mode=choice.text_mode,
             kinds=self._kinds,
-            named_tool_choice=settings.named_tool_choice,
+            named_tool_choice=settings.server.named_tool_choice,
             catalog=catalog,
             key=prepared.key,
             dialect=choice.dialect.name,
@@ -665,7 +640,7 @@ class ToolLoop:
 
     async def _settle(
         self, seen: Recognized, catalog: Catalog, budget: TurnBudget
-    ) -> AsyncIterator[LoopEvent]:
+    ) -> AsyncGenerator[LoopEvent]:
         """The end of a turn whose device command the model would not run,
         even when reminded: the host runs it, where the agent allows it, and
         its own sentence is said; otherwise the user hears nothing changed.
@@ -685,7 +660,7 @@ class ToolLoop:
         yield ControlOut(said, "recognized_command")
 
     async def _empty_answer(
-        self, hop: _Hop, calls: Sequence[ToolCall], done: Sequence[RoundCall]
+        self, hop: Reply, calls: Sequence[ToolCall], done: Sequence[RoundCall]
     ) -> str:
         """What is said when the model's last reply says nothing.
 
@@ -703,23 +678,16 @@ class ToolLoop:
             return ""
         return phrases.no_answer
 
-    def _base_messages(
-        self,
-        messages: History,
-        catalog: Catalog,
-        choice: FormatChoice,
-        guidance: str,
-        *,
-        wrap_up: bool = False,
-    ) -> History:
+    def _base_messages(self, prepared: _Prepared, *, wrap_up: bool = False) -> History:
         """The system prompt gains the tools' guidance and the dialect's prompt.
 
         At the cap (``wrap_up``) the dialect's prompt, which lists the tools,
         is left out, as native mode stops sending ``tools``.
         """
-        extra = [guidance]
+        choice, messages = prepared.choice, prepared.messages
+        extra = [prepared.guidance]
         if choice.text_mode and not wrap_up:
-            extra.append(choice.dialect.system_prompt(catalog))
+            extra.append(choice.dialect.system_prompt(prepared.catalog))
         first = messages[0] if messages else None
         system = (
             first if isinstance(first, dict) and first["role"] == "system" else None
@@ -729,58 +697,50 @@ class ToolLoop:
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
         return head + (messages[1:] if system else list(messages))
 
-    def _messages(
-        self,
-        base: History,
-        exchanges: History,
-        dialect: Dialect,
-        fallback: bool,
-    ) -> list[dict[str, Any]]:
-        return render_history([*base, *exchanges], dialect, fallback=fallback)
+    def _messages(self, turn: _TurnState) -> list[dict[str, Any]]:
+        """The chat messages of the turn so far, in its current mode."""
+        prepared = turn.prepared
+        return render_history(
+            [*prepared.base, *turn.exchanges],
+            prepared.choice.dialect,
+            fallback=turn.fallback,
+        )
 
 
 _POLICY_WORDS = frozenset({"auto", "required", "required_first"})
-_HERMES = get_dialect("hermes")
 
 
-def _constrain(request: CompletionRequest, constraint: HopConstraint | None) -> None:
-    """Put one hop's constraint into its request."""
+def _constrained(
+    request: CompletionRequest, constraint: HopConstraint | None
+) -> CompletionRequest:
+    """``request`` with one hop's constraint in it."""
     if constraint is None or not (request.tools or constraint.kind != "tool_choice"):
-        return
-    request.tool_choice = constraint.tool_choice
-    request.response_format = constraint.response_format
-    request.grammar = constraint.grammar
-    if constraint.only_tool and request.tools:
-        request.tools = [
+        return request
+    tools = request.tools
+    if constraint.only_tool and tools:
+        tools = [
             tool
-            for tool in request.tools
+            for tool in tools
             if tool.get("function", {}).get("name") == constraint.only_tool
         ]
+    return replace(
+        request,
+        tool_choice=constraint.tool_choice,
+        response_format=constraint.response_format,
+        grammar=constraint.grammar,
+        tools=tools,
+    )
 
 
-def _reader(
-    choice: FormatChoice, request: CompletionRequest, constraint: HopConstraint | None
-) -> FormatChoice:
-    """Read a constrained reply in the format the constraint imposed.
-
-    A grammar in the dialect's own frame keeps the dialect; a JSON schema, or
-    the hermes frame standing in for another format, makes hermes calls.
-    """
-    if constraint is None or not (request.grammar or request.response_format):
-        return choice
-    if request.grammar and constraint.frame == choice.dialect.name:
-        return choice
-    return replace(choice, name=_HERMES.name, dialect=_HERMES)
-
-
-class _HoldAll:
-    """A stream detector that holds everything back (JSON is no speech)."""
-
-    def feed(self, text: str) -> str:
-        return ""
-
-    def finish(self) -> str:
-        return ""
+def _trim(err: BackendContextOverflowError, turn: _TurnState, retry: _Retry) -> None:
+    """Cut the turn's largest result, once, so the request fits the context."""
+    if BackendContextOverflowError in retry.recovered:
+        raise err
+    trimmed = trim_largest_result(turn.exchanges)
+    if trimmed is None:
+        raise err
+    retry.recovered.add(BackendContextOverflowError)
+    _LOGGER.warning("Request too long for the model: %s", trimmed)
 
 
 def _ran_tools(exchanges: History) -> bool:
@@ -800,35 +760,3 @@ def _copy_into(slot: asyncio.Future[ResultOut]) -> Callable[[asyncio.Task], None
             slot.set_result(task.result())
 
     return copy
-
-
-def _unsaid(said: str, streamed: list[str], piece: str) -> str:
-    """The part of ``piece`` (the last of ``streamed``) not in ``said`` yet.
-
-    A retried reply that repeats what a failed attempt streamed stays silent
-    until it goes past it; one that says something else speaks (streamed text
-    cannot be taken back).
-    """
-    if not said:
-        return piece
-    before = len("".join(streamed)) - len(piece)
-    text = "".join(streamed)
-    if not said.startswith(text[: len(said)]):
-        return piece
-    return text[max(before, len(said)) :]
-
-
-def _unsent(content: str, streamed: str) -> str:
-    """The part of the final answer that has not been streamed yet.
-
-    Streamed text cannot be taken back, so when the clean answer no longer
-    starts with it we add nothing rather than repeat or contradict it.
-    """
-    if not streamed:
-        return content.strip()
-    if content.startswith(streamed):
-        return content[len(streamed) :].rstrip()
-    stripped = content.lstrip()
-    if stripped.startswith(streamed.lstrip()):
-        return stripped[len(streamed.lstrip()) :].rstrip()
-    return ""

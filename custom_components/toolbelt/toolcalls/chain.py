@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+import functools
 from typing import TYPE_CHECKING, Any, override
 
 from .calls import PROBING
@@ -66,6 +67,7 @@ class ChainDialect(Dialect):
         # Members with their own may_match, asked when their turn comes.
         self._custom = frozenset(d for d, bits in self._probes if bits is None)
         self._by_mask: dict[int, tuple[Dialect, ...]] = {}
+        self._sanitizers = _sanitizers(self.dialects)
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -156,6 +158,25 @@ class ChainDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        for dialect in self.dialects:
-            text = dialect.sanitize(text)
+        for step in self._sanitizers:
+            text = step(text)
         return text
+
+
+def _sanitizers(dialects: Sequence[Dialect]) -> tuple[Callable[[str], str], ...]:
+    """Every member's cleanup, in member order, with the members that only
+    drop words (``Dialect.sanitize`` as it is) run as one pass per stretch of
+    them, not one call each: the chain cleans every reply without a call."""
+    steps: list[Callable[[str], str]] = []
+    words: dict[str, None] = {}
+    for dialect in dialects:
+        if type(dialect).sanitize is Dialect.sanitize:
+            words.update(dict.fromkeys(dialect.dropped))
+            continue
+        if words:
+            steps.append(functools.partial(remove_words, words=tuple(words)))
+            words = {}
+        steps.append(dialect.sanitize)
+    if words:
+        steps.append(functools.partial(remove_words, words=tuple(words)))
+    return tuple(steps)

@@ -170,6 +170,25 @@ def _drop_overlaps(found: list[Found]) -> list[Found]:
     return kept
 
 
+def _json_outside(text: str, found: list[Found]) -> bool:
+    """Whether a ``{`` or ``[`` lies outside the spans found so far.
+
+    A bare call object inside a span is dropped with it (``_drop_overlaps``),
+    so when every bracket is inside one (the common one-tagged-call reply) the
+    scans for bare calls are skipped: they would find only those.
+    """
+    pos = 0
+    for span in sorted(found, key=lambda f: f.start):
+        if span.start > pos and _has_bracket(text, pos, span.start):
+            return True
+        pos = max(pos, span.end)
+    return _has_bracket(text, pos, len(text))
+
+
+def _has_bracket(text: str, start: int, end: int) -> bool:
+    return text.find("{", start, end) >= 0 or text.find("[", start, end) >= 0
+
+
 def parse_tagged(
     text: str,
     catalog: Catalog,
@@ -183,7 +202,7 @@ def parse_tagged(
     found = _tag_calls(text, catalog, tags, id_style)
     if function_tags and "<function" in text:
         found.extend(_function_tag_calls(text, catalog, id_style))
-    if bare and ("{" in text or "[" in text):
+    if bare and _json_outside(text, found):
         # The default id style passed as no keyword: one shared scan (memo).
         style: dict[str, Any] = {} if id_style == "openai" else {"id_style": id_style}
         found.extend(leading_json_calls(text, catalog, **style))
