@@ -35,6 +35,7 @@ from custom_components.toolbelt.toolcalls import (  # noqa: E402
 )
 from custom_components.toolbelt.toolcalls.registry import detector_for  # noqa: E402
 from custom_components.toolbelt.toolcalls.sanitize import clean  # noqa: E402
+from custom_components.toolbelt.tools.definitions import ALIASES  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 MB = 1_000_000
@@ -316,7 +317,9 @@ def bench_accuracy(auto, catalog: Catalog) -> None:
 
 
 def main() -> None:
-    catalog = Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
+    tools = json.loads((CORPUS / "tools.json").read_text())
+    # A Toolbelt agent's catalog: with the other names it gives its tools and HA's.
+    catalog = Catalog.from_openai(tools, ALIASES)
     auto = resolve_dialect("auto")
     bench_corpus(auto, catalog)
     bench_accuracy(auto, catalog)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+from .toolcalls.aliases import Alias
+
 # HA intents that change a device's state. HA 2026.10+ says this itself through
 # ToolAnnotations.read_only; older versions only have names.
 DEVICE_COMMAND_TOOLS = frozenset(
@@ -60,6 +62,10 @@ READ_ONLY_TOOLS = frozenset(
         "calendar_get_events",
     }
 )
+
+# HA's tools that mean one of Toolbelt's: a model may call either by the
+# other's name, and reaches whichever the turn offers (HA's first).
+HA_TOOL_ALIASES = (Alias("time", ("GetDateTime",)),)
 
 
 def plain_name(name: str) -> str:

@@ -42,6 +42,7 @@ from .const import (
 )
 from .loop import LoopSettings, Phrasebook
 from .loop.phrasebook import ENGLISH
+from .tools.definitions import ALIASES
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,7 @@ class AgentSettings:
             server=server,
             silent_answers=silent_answers,
             phrases=phrases,
+            aliases=ALIASES,
         )
 
 

@@ -20,14 +20,17 @@ from custom_components.toolbelt.toolcalls.registry import (
     get_dialect,
     resolve_dialect,
 )
+from custom_components.toolbelt.tools.definitions import ALIASES
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 
 
 @cache
 def catalog() -> Catalog:
-    """The corpus tool catalog (the allowlist and the schemas)."""
-    return Catalog.from_openai(json.loads((CORPUS / "tools.json").read_text()))
+    """The corpus tool catalog (the allowlist and the schemas), with the other
+    names a Toolbelt agent's parser takes for its tools and HA's."""
+    tools = json.loads((CORPUS / "tools.json").read_text())
+    return Catalog.from_openai(tools, ALIASES)
 
 
 def corpus_cases(family: str | None = None) -> list[dict[str, Any]]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from custom_components.toolbelt.toolcalls import parse
+from custom_components.toolbelt.toolcalls.aliases import Alias, Aliases
 from custom_components.toolbelt.toolcalls.catalog import Catalog
+from custom_components.toolbelt.tools.definitions import ALIASES
 
 
 def _tool(name: str, props: dict | None = None, required: list | None = None) -> dict:
@@ -39,7 +42,8 @@ CATALOG = Catalog.from_openai(
         _tool("get_current_time"),
         _tool("HassTurnOn", {"name": {"type": "string"}}),
         _tool("light__HassLightSet", {"brightness": {"type": "integer"}}),
-    ]
+    ],
+    ALIASES,
 )
 
 
@@ -94,14 +98,28 @@ def test_unknown_names_resolve_to_nothing(given: object) -> None:
 
 
 def test_alias_only_resolves_to_an_exposed_tool() -> None:
-    small = Catalog.from_openai([_tool("HassTurnOn")])
+    small = Catalog.from_openai([_tool("HassTurnOn")], ALIASES)
     assert small.resolve("google") is None
     assert small.resolve("search_memory") is None
 
 
 def test_exact_name_wins_over_alias() -> None:
-    both = Catalog.from_openai([_tool("web_search"), _tool("brave_search")])
+    both = Catalog.from_openai([_tool("web_search"), _tool("brave_search")], ALIASES)
     assert both.resolve("brave_search") == "brave_search"
+
+
+def test_a_catalog_knows_only_the_aliases_its_builder_gives() -> None:
+    """The parser names no tool: without aliases an other name reaches nothing."""
+    tools = [_tool("web_search"), _tool("lamp", {"mode": {"type": "string"}})]
+    assert Catalog.from_openai(tools).resolve("google") is None
+    lamp = Alias("lamp", ("light_up", "glow"), {"mode": "on"})
+    own = Catalog.from_openai(tools, Aliases([lamp]))
+    assert own.resolve("google") is None
+    reply = '<tool_call>{"name": "Light-Up", "arguments": {"mode": "off"}}</tool_call>'
+    (call,) = parse(reply, own, "hermes").calls
+    assert (call.name, call.arguments) == ("lamp", {"mode": "on"})
+    (call,) = parse(reply.replace("Light-Up", "lamp"), own, "hermes").calls
+    assert (call.name, call.arguments) == ("lamp", {"mode": "off"})
 
 
 def test_ambiguous_namespaced_short_name_is_not_guessed() -> None:

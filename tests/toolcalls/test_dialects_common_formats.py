@@ -22,6 +22,7 @@ from custom_components.toolbelt.toolcalls import (
 )
 from custom_components.toolbelt.toolcalls.dialects.native import from_openai_tool_calls
 from custom_components.toolbelt.toolcalls.model import MAX_CALLS, TOO_MANY_CALLS
+from custom_components.toolbelt.tools.definitions import ALIASES
 from tests.toolcalls.dialect_helpers import catalog
 
 CATALOG = catalog()
@@ -174,7 +175,8 @@ def test_llama3_builtin_maps_to_web_search_when_brave_is_absent() -> None:
                 "name": "web_search",
                 "parameters": {"properties": {"query": {"type": "string"}}},
             }
-        ]
+        ],
+        ALIASES,
     )
     result = get_dialect("llama3").parse(
         '<|python_tag|>brave_search.call(query="x")', small

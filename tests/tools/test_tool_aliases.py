@@ -9,19 +9,26 @@ from aiohttp import web
 from homeassistant.core import HomeAssistant
 import pytest
 
+from custom_components.toolbelt.ha_tools import HA_TOOL_ALIASES
 from custom_components.toolbelt.toolcalls import Catalog, ToolSpec, parse
-from custom_components.toolbelt.toolcalls.aliases import MEANINGS
 from custom_components.toolbelt.tools.api import OUR_CATALOG, async_get_turn_record
 from custom_components.toolbelt.tools.const import CONF_SEARCH_BACKEND, CONF_SEARCH_URL
-from custom_components.toolbelt.tools.definitions import TOOLS_BY_NAME
+from custom_components.toolbelt.tools.definitions import (
+    ALIASES as DECLARED,
+    ALL_TOOLS,
+    TOOLS_BY_NAME,
+)
 from tests.local_server import StartServer
 
 from .test_api import call, llm_context, setup_api, tools_entry
 
 __all__ = ["setup_api"]
 
+# Every name each tool declares, and HA's tools of the same meaning.
 ALIASES = [
-    (name, tool, action) for (tool, action), names in MEANINGS.items() for name in names
+    (name, alias.tool, alias.arguments.get("action"))
+    for alias in (*(a for t in ALL_TOOLS for a in t.alias_groups), *HA_TOOL_ALIASES)
+    for name in alias.names
 ]
 # Written out, not read from the table: the names issue #15 found broken and
 # a sample of the rest.
@@ -44,7 +51,8 @@ KNOWN = {
 # Next to Assist, HA namespaces our tools.
 MERGED = Catalog(
     [ToolSpec("assist__HassTurnOn")]
-    + [ToolSpec(f"toolbelt-tools__{t.name}", "", t.parameters) for t in OUR_CATALOG]
+    + [ToolSpec(f"toolbelt-tools__{t.name}", "", t.parameters) for t in OUR_CATALOG],
+    DECLARED,
 )
 
 
@@ -71,7 +79,7 @@ def test_the_parser_reads_every_alias_as_tool_and_action(catalog: Catalog) -> No
 
 def test_an_alias_prefers_an_exposed_tool_of_the_same_meaning() -> None:
     """A memory server's own search_memory is used as is, without an action."""
-    catalog = Catalog([ToolSpec("search_memory"), ToolSpec("memory")])
+    catalog = Catalog([ToolSpec("search_memory"), ToolSpec("memory")], DECLARED)
     (found,) = parse(
         '<tool_call>{"name": "recall", "arguments": {"query": "tea"}}</tool_call>',
         catalog,

@@ -23,6 +23,38 @@ def _actions(tool: Tool) -> set[str]:
     return set(action.get("enum", ()))
 
 
+# Every fact of every tool, written out: a new tool fails here until its
+# facts are said. (reads, erases, open world, personal, returns outside data,
+# has a prompt line, actions with other names, other names of its own.)
+FACTS: dict[str, tuple[Any, ...]] = {
+    "memory": ({"search"}, {"delete"}, False, True, True, True, {"search", "store", "update", "delete"}, False),
+    "history": ({"search", "recent"}, {"forget"}, False, True, True, True, {"search", "recent", "forget"}, False),
+    "profile": ({"get"}, {"delete"}, False, True, False, True, {"get", "set", "delete"}, False),
+    "self": ({"get"}, set(), False, True, False, False, {"add", "get"}, False),
+    "search": (True, set(), True, True, True, True, {"web", "news", "reddit"}, False),
+    "web_fetch": (True, set(), True, False, True, True, set(), True),
+    "model": ({"list", "current"}, set(), False, False, False, False, {"list", "current", "switch"}, False),
+    "time": (True, set(), False, False, False, False, set(), True),
+}  # fmt: skip
+
+
+def test_every_tool_declares_every_fact() -> None:
+    declared = {
+        tool.name: (
+            tool.reads if isinstance(tool.reads, bool) else set(tool.reads),
+            set(tool.erases),
+            tool.open_world,
+            tool.personal,
+            tool.returns_outside_data,
+            bool(tool.prompt),
+            set(tool.action_aliases),
+            bool(tool.aliases),
+        )
+        for tool in ALL_TOOLS
+    }
+    assert declared == FACTS
+
+
 @pytest.mark.parametrize("tool", ALL_TOOLS, ids=lambda t: t.name)
 def test_every_tool_declares_facts_its_schema_can_hold(tool: Tool) -> None:
     actions = _actions(tool)
@@ -33,6 +65,8 @@ def test_every_tool_declares_facts_its_schema_can_hold(tool: Tool) -> None:
         tool.reads if isinstance(tool.reads, frozenset) else set()
     )
     assert tool.prompt == "" or f"`{tool.name}`" in tool.prompt
+    assert set(tool.action_aliases) <= actions, tool.name
+    assert not (tool.aliases and actions), f"{tool.name}: a name means one action"
 
 
 # (tool, action): whether the call only reads, so it may run beside others.

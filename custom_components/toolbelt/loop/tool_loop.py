@@ -27,6 +27,7 @@ from ..backend.errors import (
 )
 from ..backend.servers import OPENAI, ServerKind
 from ..toolcalls import Catalog, ParseResult, ToolCall
+from ..toolcalls.aliases import NO_ALIASES, Aliases
 from ..toolcalls.calls import new_call_id
 from ..toolcalls.constraint import Shape, fingerprint
 from ..toolcalls.prompting import error_text, lean_tools, result_text
@@ -96,6 +97,8 @@ class LoopSettings:
     silent_answers: bool = False
     # What the loop says itself, in the conversation's language.
     phrases: Phrasebook = ENGLISH
+    # The host's other names for its tools: a call by one reaches the tool.
+    aliases: Aliases = NO_ALIASES
 
 
 @dataclass(slots=True)
@@ -353,7 +356,7 @@ class ToolLoop:
         """What every hop of a turn shares: the catalog, the format, the prompt."""
         settings = self._settings
         # The full schemas check arguments; the model reads the lean ones.
-        catalog = Catalog.from_openai(tools)
+        catalog = Catalog.from_openai(tools, settings.aliases)
         choice = choose_format(
             settings.tool_format, settings.model, has_tools=bool(tools)
         )

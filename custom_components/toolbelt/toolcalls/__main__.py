@@ -23,6 +23,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from ..tools.definitions import ALIASES
 from .catalog import Catalog
 from .dialects.base import Dialect
 from .registry import resolve_dialect
@@ -37,7 +38,8 @@ def _load_catalog(path: str) -> Catalog:
         tools = tools["tools"]
     if not isinstance(tools, list):
         raise ValueError("TOOLS.json must hold an OpenAI tools list")
-    return Catalog.from_openai(tools)
+    # Toolbelt's other names for its tools and HA's, as an agent's parser has.
+    return Catalog.from_openai(tools, ALIASES)
 
 
 def _handle(line: str, catalog: Catalog, dialect: Dialect) -> dict[str, Any]:

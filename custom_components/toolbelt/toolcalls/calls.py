@@ -15,7 +15,6 @@ import re
 import secrets
 from typing import Any
 
-from .aliases import implied_arguments
 from .catalog import Catalog, fold
 from .fences import find_fences
 from .jsonrepair import (
@@ -113,8 +112,8 @@ def make_call(
         )
     args = catalog.normalize_arguments(resolved, args, coerce=coerce)
     if isinstance(name, str) and name != resolved:
-        # An old name like store_memory means memory with action=store.
-        args = {**args, **implied_arguments(name, resolved)}
+        # An alias may imply arguments (an action, for an action-based tool).
+        args = {**args, **catalog.implied_arguments(name, resolved)}
     if isinstance(call_id, int) and not isinstance(call_id, bool):
         call_id = str(call_id)
     if not isinstance(call_id, str) or not call_id.strip():

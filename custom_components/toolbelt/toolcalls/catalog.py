@@ -3,7 +3,8 @@
 Models drift on names (``search_memory`` for ``memory_search``, ``HassTurnOn``
 for ``intent__HassTurnOn``) and on argument keys (``q`` for ``query``). The
 catalog resolves that drift, but only ever to a tool that is really exposed:
-an alias (``aliases.py``) whose targets are all absent resolves to nothing.
+an alias (``aliases.py``, declared by whoever builds the catalog) whose
+targets are all absent resolves to nothing.
 """
 
 from __future__ import annotations
@@ -11,21 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .aliases import same_meaning
+from .aliases import NO_ALIASES, Aliases, fold
 from .schema import coerce_arguments
 
 __all__ = ["Catalog", "ToolSpec", "fold"]
 
 # Prefixes some formats glue onto a name (harmony, Gemma, Llama built-ins).
 _PREFIXES = ("functions.", "function.", "default_api.", "tools.", "tool.", "api.")
-
-_FOLD_TABLE = str.maketrans("", "", " \t\r\n_-.")
-
-
-def fold(name: str) -> str:
-    """Case- and separator-insensitive key: ``Search-Memory`` -> ``searchmemory``."""
-    return name.lower().translate(_FOLD_TABLE)
-
 
 # Argument keys models invent -> the schema key they mean (only applied when
 # the schema has the target and not the invented key).
@@ -77,7 +70,13 @@ class ToolSpec:
 class Catalog:
     """The tools exposed for one request, with name and argument-key resolution."""
 
-    def __init__(self, tools: list[ToolSpec] | tuple[ToolSpec, ...] = ()) -> None:
+    def __init__(
+        self,
+        tools: list[ToolSpec] | tuple[ToolSpec, ...] = (),
+        aliases: Aliases = NO_ALIASES,
+    ) -> None:
+        """The tools, and the other names the host gives them (none by default)."""
+        self._aliases = aliases
         self._tools: dict[str, ToolSpec] = {}
         for tool in tools:
             self._tools.setdefault(tool.name, tool)
@@ -91,7 +90,9 @@ class Catalog:
         self._folded_props: dict[str, dict[str, str]] = {}
 
     @classmethod
-    def from_openai(cls, tools: list[Any] | None) -> Catalog:
+    def from_openai(
+        cls, tools: list[Any] | None, aliases: Aliases = NO_ALIASES
+    ) -> Catalog:
         """Build from an OpenAI ``tools=[...]`` list (bare function dicts also work)."""
         specs: list[ToolSpec] = []
         for item in tools or ():
@@ -111,7 +112,7 @@ class Catalog:
                     parameters=params if isinstance(params, dict) else {},
                 )
             )
-        return cls(specs)
+        return cls(specs, aliases)
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -141,7 +142,7 @@ class Catalog:
 
         Tries the exact name, then case/separator folding, then HA's plain and
         namespaced forms both ways (``HassTurnOn`` <-> ``intent__HassTurnOn``),
-        then a name of the same meaning (``toolcalls/aliases.py``); never
+        then a name of the same meaning (the catalog's ``Aliases``); never
         resolves to a tool that is not exposed.
         """
         if not isinstance(name, str):
@@ -183,7 +184,7 @@ class Catalog:
             if matches and len(matches) == 1:
                 return matches[0]
         for cand in candidates:
-            for target in same_meaning(cand):
+            for target in self._aliases.same_meaning(cand):
                 key = fold(target)
                 if key in self._folded:
                     return self._folded[key]
@@ -191,6 +192,10 @@ class Catalog:
                 if matches and len(matches) == 1:
                     return matches[0]
         return None
+
+    def implied_arguments(self, called: str, resolved: str) -> dict[str, str]:
+        """The arguments an alias implies (``memorize``: action store), or {}."""
+        return self._aliases.implied_arguments(called, resolved)
 
     def normalize_arguments(
         self, name: str, args: dict[Any, Any], *, coerce: bool = False

@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-
-from homeassistant.helpers import llm
+from typing import TYPE_CHECKING
 
 from .const import DOMAIN
+
+if TYPE_CHECKING:
+    from homeassistant.helpers import llm
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,6 @@ from .. import compat
 from ..const import LOGGER
 from ..loop.executor import ToolOutcome
 from ..outside_data import RULE as OUTSIDE_RULE
-from ..toolcalls.aliases import implied_arguments
 from ..toolcalls.catalog import Catalog, ToolSpec
 from .agents import AgentRef, calling_agent
 from .const import (
@@ -50,7 +49,7 @@ from .const import (
     SUBENTRY_TYPE_TOOLS,
 )
 from .context import ToolContext
-from .definitions import ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
+from .definitions import ALIASES, ALL_TOOLS, SEARCH_TOOL, TIME_TOOL, TOOLS_BY_NAME
 from .errors import ToolError
 from .history_store import HistoryStore
 from .memory.base import MemoryBackend
@@ -70,8 +69,10 @@ DATA_TOOLS: HassKey[ToolsHub] = HassKey("toolbelt_tools")
 # removing Toolbelt drops them (async_drop_traces).
 DATA_TRACES: HassKey[TraceLog] = HassKey("toolbelt_traces")
 # All our tools, offered or not: calls by any name resolve here as the parser
-# resolves them (folding, namespaces, the alias table).
-OUR_CATALOG = Catalog([ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS])
+# resolves them (folding, namespaces, every tool's declared aliases).
+OUR_CATALOG = Catalog(
+    [ToolSpec(t.name, t.description, t.schema) for t in ALL_TOOLS], ALIASES
+)
 # The retention purge also runs this often, so it holds when nobody talks.
 PURGE_INTERVAL = timedelta(days=1)
 
@@ -298,7 +299,10 @@ class ToolbeltAPIInstance(llm.APIInstance):
         """
         called = tool_input.tool_name
         if (name := OUR_CATALOG.resolve(called)) is not None:
-            args = {**(tool_input.tool_args or {}), **implied_arguments(called, name)}
+            args = {
+                **(tool_input.tool_args or {}),
+                **OUR_CATALOG.implied_arguments(called, name),
+            }
             tool_input = llm.ToolInput(tool_name=name, tool_args=args, id=tool_input.id)
         for tool in self.tools:
             if tool.name == tool_input.tool_name:

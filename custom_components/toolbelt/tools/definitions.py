@@ -4,15 +4,18 @@ memory, search, web_fetch and time live here; history, profile and self in
 personal_tools.py, model in model_tool.py.
 
 Keep docstrings short: every word here is sent to the model on every turn.
+
+The modules that declare tools import Home Assistant only inside functions:
+the parser CLI, which runs without HA, reads every tool's aliases from here.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from homeassistant.util import dt as dt_util
-
+from ..ha_tools import HA_TOOL_ALIASES
 from ..outside_data import outside
+from ..toolcalls.aliases import Aliases
 from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext
 from .errors import ServiceAuthError, SharedMemoryLockedError, ToolError
@@ -178,6 +181,8 @@ async def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) ->
 
 async def current_time() -> str:
     """The current local date and time in Home Assistant's time zone."""
+    from homeassistant.util import dt as dt_util  # here: see the module's docstring
+
     now = dt_util.now()
     return (
         f"{now:%A, %Y-%m-%d %H:%M:%S} {now.tzname()} "
@@ -202,6 +207,50 @@ MEMORY_TOOL = Tool(
         "q": "query",
         "max_results": "limit",
     },
+    action_aliases={
+        "search": (
+            "memory_search",
+            "search_memory",
+            "search_memories",
+            "memories_search",
+            "memory_recall",
+            "recall",
+            "recall_memory",
+            "recall_memories",
+            "query_memory",
+            "lookup_memory",
+            "find_memory",
+            "get_memory",
+            "get_memories",
+            "list_memories",
+            "retrieve_memory",
+            "retrieve_memories",
+        ),
+        "store": (
+            "memory_store",
+            "store_memory",
+            "save_memory",
+            "memory_save",
+            "add_memory",
+            "memory_add",
+            "create_memory",
+            "write_memory",
+            "remember",
+            "remember_fact",
+            "memorize",
+            "memorise",
+            "save_fact",
+            "store_fact",
+        ),
+        "update": ("update_memory", "memory_update", "edit_memory"),
+        "delete": (
+            "delete_memory",
+            "memory_delete",
+            "remove_memory",
+            "forget",
+            "forget_memory",
+        ),
+    },
 )
 # A search query can be as personal as a memory.
 SEARCH_TOOL = Tool(
@@ -220,6 +269,27 @@ SEARCH_TOOL = Tool(
         "count": "max_results",
         "num_results": "max_results",
     },
+    action_aliases={
+        "web": (
+            "web_search",
+            "search_web",
+            "internet_search",
+            "search_internet",
+            "online_search",
+            "search_online",
+            "google",
+            "google_search",
+            "bing",
+            "bing_search",
+            "brave_search",
+            "duckduckgo",
+            "duckduckgo_search",
+            "ddg_search",
+            "tavily_search",
+        ),
+        "news": ("news_search", "search_news", "get_news", "news"),
+        "reddit": ("reddit_search", "search_reddit", "reddit"),
+    },
 )
 WEB_FETCH_TOOL = Tool(
     web_fetch,
@@ -227,8 +297,40 @@ WEB_FETCH_TOOL = Tool(
     open_world=True,
     prompt="Use `web_fetch` to read a page; cite it as [n].",
     arg_aliases={"link": "url", "href": "url"},
+    aliases=(
+        "fetch_url",
+        "fetch",
+        "fetch_page",
+        "fetch_webpage",
+        "browse",
+        "browse_url",
+        "open_url",
+        "read_url",
+        "read_webpage",
+        "visit_url",
+        "get_url",
+        "get_webpage",
+        "scrape_url",
+    ),
 )
-TIME_TOOL = Tool(current_time, name="time", reads=True, returns_outside_data=False)
+TIME_TOOL = Tool(
+    current_time,
+    name="time",
+    reads=True,
+    returns_outside_data=False,
+    aliases=(
+        "get_current_time",
+        "current_time",
+        "get_time",
+        "now",
+        "get_date",
+        "get_datetime",
+        "get_date_time",
+        "get_current_date",
+        "current_datetime",
+        "date_time",
+    ),
+)
 
 ALL_TOOLS: tuple[Tool, ...] = (
     MEMORY_TOOL,
@@ -241,3 +343,8 @@ ALL_TOOLS: tuple[Tool, ...] = (
     TIME_TOOL,
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in ALL_TOOLS}
+# Every other name models call our tools by, and HA's tools of the same
+# meaning: the loop's parser, the CLI and our LLM API resolve calls with these.
+ALIASES = Aliases(
+    [*(group for tool in ALL_TOOLS for group in tool.alias_groups), *HA_TOOL_ALIASES]
+)

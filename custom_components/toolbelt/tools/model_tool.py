@@ -9,10 +9,7 @@ refusal tells the model why in words it can pass on.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
-
-from homeassistant.config_entries import ConfigEntry, ConfigEntryState, ConfigSubentry
-from homeassistant.core import HomeAssistant
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..backend.errors import BackendError
 from ..const import CONF_MODEL, CONNECT_TIMEOUT, DOMAIN
@@ -21,6 +18,10 @@ from .const import MODEL_SWITCH_ADMINS, MODEL_SWITCH_ANYONE
 from .context import ToolContext
 from .errors import ToolError
 from .tool import Tool
+
+if TYPE_CHECKING:
+    from homeassistant.config_entries import ConfigEntry, ConfigSubentry
+    from homeassistant.core import HomeAssistant
 
 ModelAction = Literal["list", "current", "switch"]
 
@@ -126,6 +127,8 @@ def _server_entry(hass: HomeAssistant, agent: AgentRef | None) -> ConfigEntry:
 def _agent_entry(
     hass: HomeAssistant, agent: AgentRef
 ) -> tuple[ConfigEntry, ConfigSubentry]:
+    from homeassistant.config_entries import ConfigEntryState  # see definitions.py
+
     entry = hass.config_entries.async_get_entry(agent.entry_id)
     subentry = entry.subentries.get(agent.subentry_id) if entry else None
     if entry is None or subentry is None or entry.state is not ConfigEntryState.LOADED:
@@ -160,4 +163,9 @@ MODEL_TOOL = Tool(
     reads={"list", "current"},
     arg_aliases={"name": "model", "model_name": "model", "model_id": "model"},
     returns_outside_data=False,
+    action_aliases={
+        "list": ("list_models", "get_models", "available_models"),
+        "current": ("get_current_model", "current_model"),
+        "switch": ("switch_model", "change_model", "set_model"),
+    },
 )

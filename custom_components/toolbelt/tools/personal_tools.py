@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from homeassistant.util import dt as dt_util
-
 from ..outside_data import outside
 from .agents import NOT_A_TOOLBELT_AGENT
 from .context import ToolContext
@@ -73,6 +71,8 @@ async def history(
 def _turns_text(turns: list[Turn], empty: str) -> str:
     if not turns:
         return empty
+    from homeassistant.util import dt as dt_util  # here: see definitions.py
+
     lines = []
     for turn in turns:
         when = dt_util.parse_datetime(turn.created)
@@ -198,6 +198,16 @@ HISTORY_TOOL = Tool(
         "num_messages": "limit",
         "max_results": "limit",
     },
+    action_aliases={
+        "search": ("search_history", "history_search", "search_conversations"),
+        "recent": (
+            "get_recent_history",
+            "recent_history",
+            "retrieve_conversation_history",
+            "get_conversation_history",
+        ),
+        "forget": ("forget_history", "delete_history", "history_forget"),
+    },
 )
 # Profiles and persona notes hold only what was written under the guard above
 # (no conversation that read outside data changes them): not outside data.
@@ -209,6 +219,11 @@ PROFILE_TOOL = Tool(
     prompt="Use `profile` to keep lasting facts about the user themselves.",
     arg_aliases={"attribute": "key", "name": "key", "field": "key", "val": "value"},
     returns_outside_data=False,
+    action_aliases={
+        "get": ("get_user_profile", "get_profile", "user_profile"),
+        "set": ("set_user_attribute", "set_profile", "update_profile"),
+        "delete": ("delete_user_attribute", "delete_profile_attribute"),
+    },
 )
 SELF_TOOL = Tool(
     self_notes,
@@ -222,4 +237,8 @@ SELF_TOOL = Tool(
         "id": "note_id",
     },
     returns_outside_data=False,
+    action_aliases={
+        "add": ("bot_trait", "set_my_trait", "add_trait"),
+        "get": ("get_my_traits", "get_persona"),
+    },
 )

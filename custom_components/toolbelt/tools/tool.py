@@ -22,6 +22,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from ..loop.executor import ToolOutcome
 from ..surrogates import mend_all
+from ..toolcalls.aliases import Alias
 from ..toolcalls.prompting import error_text, result_text
 from ..toolcalls.schema import ArgumentError, validate_arguments
 from .errors import ToolError
@@ -54,6 +55,8 @@ class Tool:
         personal: bool = False,
         returns_outside_data: bool = True,
         prompt: str = "",
+        aliases: Collection[str] = (),
+        action_aliases: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         """Introspect fn; arg_aliases renames keys models often use (q -> query).
 
@@ -72,6 +75,10 @@ class Tool:
         its conversation (``outside_readers``). Undeclared, a tool is taken to
         return outside data; only one that never does says False.
         prompt: its line in the API prompt, said when the tool is offered.
+        aliases: other names models call it by (``fetch_url`` for
+        ``web_fetch``); action_aliases: other names for one of its actions
+        (``memorize`` stores a memory). The parser and our LLM API resolve
+        them, and the action a name implies wins over one the model sent.
         """
         self.fn = fn
         self.name = name or fn.__name__
@@ -87,6 +94,10 @@ class Tool:
         self.personal = personal
         self.returns_outside_data = returns_outside_data
         self.prompt = prompt
+        self.aliases = tuple(aliases)
+        self.action_aliases = {
+            action: tuple(names) for action, names in (action_aliases or {}).items()
+        }
         self.schema, self._injected = _build_schema(fn, _arg_descriptions(doc))
         self._enums = _enum_params(fn)
 
@@ -106,6 +117,17 @@ class Tool:
     def erases_with(self, action: Any) -> bool:
         """Whether a call with this ``action`` erases what the user said or stored."""
         return action is not None and _action(action) in self.erases
+
+    @property
+    def alias_groups(self) -> tuple[Alias, ...]:
+        """Its other names as the parser takes them: each with what it implies."""
+        groups = [
+            Alias(self.name, names, {"action": action})
+            for action, names in self.action_aliases.items()
+        ]
+        if self.aliases:
+            groups.append(Alias(self.name, self.aliases))
+        return tuple(groups)
 
     @property
     def openai_schema(self) -> dict[str, Any]:
