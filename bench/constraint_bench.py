@@ -17,8 +17,9 @@ import time
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from custom_components.toolbelt.toolcalls import Catalog, constraint  # noqa: E402
-from custom_components.toolbelt.toolcalls.constraint import Shape  # noqa: E402
+from custom_components.toolbelt.toolcalls import Catalog  # noqa: E402
+from custom_components.toolbelt.toolcalls.prompting import constraint  # noqa: E402
+from custom_components.toolbelt.toolcalls.prompting.constraint import Shape  # noqa: E402
 
 TOOLS = json.loads((ROOT / "tests" / "fixtures" / "corpus" / "tools.json").read_text())
 

@@ -46,7 +46,6 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from bench.prompt_bench import _dev_home
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import (
     CONF_BASE_URL,
     CONF_LLM_HASS_API,
@@ -54,8 +53,9 @@ from custom_components.toolbelt.const import (
     CONF_SERVER_KIND,
     DOMAIN,
 )
-from custom_components.toolbelt.ha_executor import HAExecutor
-from custom_components.toolbelt.recognizer import (
+from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha.executor import HAExecutor
+from custom_components.toolbelt.ha.recognizer import (
     LOADED_SENTENCES,
     IntentRecognizer,
     async_load_sentences,

@@ -49,7 +49,7 @@ from custom_components.toolbelt.const import (
     CONF_WARM_UP,
     DOMAIN,
 )
-from custom_components.toolbelt.warmup import WARM_UP_DELAY
+from custom_components.toolbelt.ha.warmup import WARM_UP_DELAY
 from tests.llama.model import Recipe
 from tests.llama.server import LlamaServers, assist_tool
 from tests.llama.timings import TimingProxy

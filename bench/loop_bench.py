@@ -37,8 +37,8 @@ from custom_components.toolbelt.backend.base import (
 )
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
 from custom_components.toolbelt.backend.servers import get_server_kind
-from custom_components.toolbelt.entity import chat_log_deltas
-from custom_components.toolbelt.ha_tools import (
+from custom_components.toolbelt.ha.entity import chat_log_deltas
+from custom_components.toolbelt.ha.intent_tools import (
     device_guidance,
     is_device_command_name,
     is_read_only_name,

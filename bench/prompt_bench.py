@@ -79,7 +79,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from custom_components.toolbelt.large_home import FIND_DEVICES_TOOL, exposed_devices
+from custom_components.toolbelt.ha.large_home import FIND_DEVICES_TOOL, exposed_devices
 from custom_components.toolbelt.toolcalls.registry import DIALECTS
 from custom_components.toolbelt.tools.const import (
     API_ID as TOOLS_API_ID,

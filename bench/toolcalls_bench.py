@@ -34,7 +34,7 @@ from custom_components.toolbelt.toolcalls import (  # noqa: E402
     resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.registry import detector_for  # noqa: E402
-from custom_components.toolbelt.toolcalls.sanitize import clean  # noqa: E402
+from custom_components.toolbelt.toolcalls.text.sanitize import clean  # noqa: E402
 from custom_components.toolbelt.tools.definitions import ALIASES  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"

@@ -15,21 +15,21 @@ from .const import DOMAIN
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
-    from .entry import ToolbeltConfigEntry
+    from .ha.entry import ToolbeltConfigEntry
 
 __all__ = ["DOMAIN", "async_remove_entry", "async_setup_entry", "async_unload_entry"]
 
 
 async def async_setup_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
     """Connect to the model server and start the agents."""
-    from .entry import async_setup_entry as setup_entry
+    from .ha.entry import async_setup_entry as setup_entry
 
     return await setup_entry(hass, entry)
 
 
 async def async_unload_entry(hass: HomeAssistant, entry: ToolbeltConfigEntry) -> bool:
     """Stop the agents and release the model-server client."""
-    from .entry import async_unload_entry as unload_entry
+    from .ha.entry import async_unload_entry as unload_entry
 
     return await unload_entry(hass, entry)
 

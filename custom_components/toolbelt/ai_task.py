@@ -25,12 +25,14 @@ from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.helpers.json import json_dumps
 
-from . import compat
-from .attachments import async_image_parts
 from .backend.errors import BackendError
 from .const import CONF_CONSTRAINTS, DOMAIN, LOGGER, SUBENTRY_AI_TASK
-from .entity import ToolbeltLLMEntity, add_subentry_entities
-from .entry import ToolbeltConfigEntry, entry_in_use
+from .ha import compat
+from .ha.attachments import async_image_parts
+from .ha.entity import ToolbeltLLMEntity, add_subentry_entities
+from .ha.entry import ToolbeltConfigEntry, entry_in_use
+from .ha.settings import agent_settings, loop_settings
+from .ha.spoken import async_phrases
 from .loop.evaluation import (
     Answer,
     EvaluationError,
@@ -47,8 +49,6 @@ from .loop.structured import (
     format_instructions,
     read_structured,
 )
-from .settings import agent_settings, loop_settings
-from .spoken import async_phrases
 
 JSON_SCHEMA = "json_schema"
 

@@ -36,8 +36,6 @@ from homeassistant.helpers.selector import (
 from homeassistant.helpers.typing import UNDEFINED
 import voluptuous as vol
 
-from . import compat
-from .agent_check import AgentCheck, async_check_agent, async_tool_names
 from .backend.errors import (
     BackendAuthError,
     BackendConnectionError,
@@ -46,7 +44,6 @@ from .backend.errors import (
     BackendTimeoutError,
 )
 from .backend.servers import SERVER_KINDS, ServerKind
-from .client import async_create_backend
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -89,11 +86,12 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from .entry import ToolbeltRuntime
-from .ha_tools import PROBE_TOOL
-from .loop.probe import async_probe_constraints
-from .loop.tool_choice import POLICIES
-from .server_names import (
+from .ha import compat
+from .ha.check import AgentCheck, async_check_agent, async_tool_names
+from .ha.client import async_create_backend
+from .ha.entry import ToolbeltRuntime
+from .ha.intent_tools import PROBE_TOOL
+from .ha.server_names import (
     address,
     default_title,
     spoken_name,
@@ -101,7 +99,9 @@ from .server_names import (
     url_from_form,
     without_credentials,
 )
-from .settings import agent_settings, loop_settings, server_settings
+from .ha.settings import agent_settings, loop_settings, server_settings
+from .loop.probe import async_probe_constraints
+from .loop.tool_choice import POLICIES
 from .toolcalls import dialect_names
 from .tools.config_flow import SUBENTRY_TYPE_TOOLS, ToolBackendsSubentryFlowHandler
 

@@ -18,26 +18,26 @@ from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
-from . import compat
 from .backend.base import CompletionRequest
-from .confirmations import async_confirmation
 from .const import (
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
 )
-from .entity import OwnTool, ToolbeltLLMEntity, add_subentry_entities
-from .entry import ToolbeltConfigEntry, agent_prompt, agent_turn
-from .ha_executor import HAExecutor
-from .handoff import HANDOFF_TOOL, Handoff
-from .history import FailedTurn
+from .ha import compat
+from .ha.confirmations import async_confirmation
+from .ha.entity import OwnTool, ToolbeltLLMEntity, add_subentry_entities
+from .ha.entry import ToolbeltConfigEntry, agent_prompt, agent_turn
+from .ha.executor import HAExecutor
+from .ha.handoff import HANDOFF_TOOL, Handoff
+from .ha.history import FailedTurn
+from .ha.recognizer import IntentRecognizer, async_load_sentences
+from .ha.settings import agent_settings
+from .ha.spoken import Phrases, SpokenFailure, async_phrases
+from .ha.warmup import WarmUp
 from .loop import ResultOut
 from .loop.takes_control import InstantConfirmation, TakesControl
-from .recognizer import IntentRecognizer, async_load_sentences
-from .settings import agent_settings
-from .spoken import Phrases, SpokenFailure, async_phrases
 from .tools.turn_history import async_record_turn
-from .warmup import WarmUp
 
 
 async def async_setup_entry(

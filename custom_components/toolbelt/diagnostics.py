@@ -10,8 +10,8 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from .entry import ToolbeltConfigEntry
-from .redaction import redact
+from .ha.entry import ToolbeltConfigEntry
+from .ha.redaction import redact
 from .tools.api import async_get_store_counts, async_get_tools_diagnostics
 
 

@@ -22,7 +22,7 @@ from custom_components.toolbelt.backend.servers import (
     ServerKind,
     get_server_kind,
 )
-from custom_components.toolbelt.server_names import kind_label, spoken_name
+from custom_components.toolbelt.ha.server_names import kind_label, spoken_name
 
 TRANSLATIONS = Path(toolbelt.__file__).parent / "translations"
 

@@ -20,7 +20,6 @@ from homeassistant.helpers import entity_registry as er, llm, selector
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import (
     CONF_CONSTRAINTS,
     CONF_MODEL,
@@ -28,6 +27,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     SUBENTRY_AI_TASK,
 )
+from custom_components.toolbelt.ha import compat
 from tests.ha.conftest import async_add_toolbelt
 from tests.openai_server import OpenAIServer
 

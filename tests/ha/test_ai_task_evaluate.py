@@ -16,7 +16,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 import pytest
 
-from custom_components.toolbelt import compat
+from custom_components.toolbelt.ha import compat
 from custom_components.toolbelt.loop.evaluation import SYSTEM_PROMPT
 from tests.ha.test_ai_task import add_task
 from tests.ha.test_ai_task_attachments import (  # noqa: F401 - media is a fixture

@@ -10,8 +10,8 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, entity_registry as er
 
-from custom_components.toolbelt import compat
-from custom_components.toolbelt.assist_prompt import (
+from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha.assist_prompt import (
     LIVE_CONTEXT_SHORT,
     OVERVIEW_LINES,
     OVERVIEW_SHORT,

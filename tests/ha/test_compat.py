@@ -19,7 +19,7 @@ import pytest
 import voluptuous as vol
 import voluptuous_openapi
 
-from custom_components.toolbelt import compat
+from custom_components.toolbelt.ha import compat
 
 # -- the two shapes, as the real sources define them ------------------------------
 

@@ -34,7 +34,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from custom_components.toolbelt.server_names import url_from_form
+from custom_components.toolbelt.ha.server_names import url_from_form
 from tests import icu_message
 from tests.ha.conftest import (
     async_add_toolbelt,

@@ -6,7 +6,7 @@ import json
 
 from homeassistant.core import HomeAssistant
 
-from custom_components.toolbelt import compat
+from custom_components.toolbelt.ha import compat
 from tests.ha.conftest import (
     async_assist_api,
     async_converse,

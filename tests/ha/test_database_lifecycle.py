@@ -25,9 +25,9 @@ from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.toolbelt.compat import unwrap_tool_result
 from custom_components.toolbelt.const import DOMAIN
 from custom_components.toolbelt.diagnostics import async_get_config_entry_diagnostics
+from custom_components.toolbelt.ha.compat import unwrap_tool_result
 from custom_components.toolbelt.tools.api import DATA_TOOLS
 from custom_components.toolbelt.tools.const import API_ID, MEMORY_DB_FILENAME
 from custom_components.toolbelt.tools.sqlite_db import transaction

@@ -14,9 +14,9 @@ from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import entity_registry as er
 
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import CONF_RUN_RECOGNIZED
-from custom_components.toolbelt.large_home import FIND_DEVICES_TOOL
+from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha.large_home import FIND_DEVICES_TOOL
 from custom_components.toolbelt.loop.honesty import NOTHING_CHANGED_NOTE
 from tests.ha.conftest import (
     agent_id,

@@ -24,7 +24,6 @@ from custom_components.toolbelt.backend.openai_compat import (
     MAX_EVENT_CHARS,
     MAX_REPLY_CHARS,
 )
-from custom_components.toolbelt.client import async_create_backend
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -32,6 +31,7 @@ from custom_components.toolbelt.const import (
     CONF_SERVER_KIND,
     DOMAIN,
 )
+from custom_components.toolbelt.ha.client import async_create_backend
 from custom_components.toolbelt.toolcalls.model import MAX_CALLS
 from custom_components.toolbelt.tools.const import CONF_MODEL_SWITCHING
 from tests.ha.conftest import (

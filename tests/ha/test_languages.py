@@ -15,7 +15,6 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, translation
 import pytest
 
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.backend.errors import (
     BackendAuthError,
     BackendBadRequestError,
@@ -31,9 +30,10 @@ from custom_components.toolbelt.backend.errors import (
 from custom_components.toolbelt.backend.openai_compat import _broke_off
 from custom_components.toolbelt.backend.servers import SERVER_KINDS
 from custom_components.toolbelt.const import DOMAIN
+from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha.server_names import spoken_name
+from custom_components.toolbelt.ha.spoken import LANGUAGES, async_phrases
 from custom_components.toolbelt.loop.phrasebook import PHRASE_KEYS
-from custom_components.toolbelt.server_names import spoken_name
-from custom_components.toolbelt.spoken import LANGUAGES, async_phrases
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,

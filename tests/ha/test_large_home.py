@@ -19,7 +19,7 @@ import pytest
 
 from custom_components import toolbelt
 from custom_components.toolbelt.const import CONF_LARGE_HOME
-from custom_components.toolbelt.large_home import (
+from custom_components.toolbelt.ha.large_home import (
     FIND_DEVICES_TOOL,
     LARGE_HOME_ENTITIES,
     PAGE_SIZE,

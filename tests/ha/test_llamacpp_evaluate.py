@@ -13,8 +13,8 @@ import math
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import CONF_REQUEST_TIMEOUT
+from custom_components.toolbelt.ha import compat
 from tests.ha.test_ai_task import add_task
 from tests.ha.test_ai_task_evaluate import ARRIVED, STATE, evaluate
 from tests.llama.model import TIE, Recipe

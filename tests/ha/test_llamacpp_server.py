@@ -34,7 +34,7 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     DOMAIN,
 )
-from custom_components.toolbelt.warmup import WARM_UP_DELAY
+from custom_components.toolbelt.ha.warmup import WARM_UP_DELAY
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,

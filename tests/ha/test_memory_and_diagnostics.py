@@ -20,7 +20,7 @@ from custom_components.toolbelt.const import (
     CONF_SERVER_KIND,
     DOMAIN,
 )
-from custom_components.toolbelt.outside_data import RULE
+from custom_components.toolbelt.ha.outside_data import RULE
 from custom_components.toolbelt.tools.const import (
     CONF_MCP_TOKEN,
     CONF_MCP_URL,

@@ -14,13 +14,13 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
     get_diagnostics_for_config_entry,
 )
 
-from custom_components.toolbelt.compat import unwrap_tool_result
 from custom_components.toolbelt.const import (
     CONF_HANDOFF_TARGETS,
     CONF_MODEL,
     DOMAIN,
 )
-from custom_components.toolbelt.redaction import REDACTED
+from custom_components.toolbelt.ha.compat import unwrap_tool_result
+from custom_components.toolbelt.ha.redaction import REDACTED
 from custom_components.toolbelt.tools.api import DATA_TOOLS
 from custom_components.toolbelt.tools.const import (
     API_ID,

@@ -17,8 +17,8 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.toolbelt import compat
 from custom_components.toolbelt.const import CONF_LLM_HASS_API, CONF_REQUEST_TIMEOUT
+from custom_components.toolbelt.ha import compat
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,

@@ -16,8 +16,8 @@ from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import intent, llm
 import pytest
 
-from custom_components.toolbelt import compat
-from custom_components.toolbelt.history import (
+from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha.history import (
     FAILED_TURN_TEXT,
     NO_RESULT_TEXT,
     chat_log_messages,

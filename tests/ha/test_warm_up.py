@@ -18,7 +18,7 @@ from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.toolbelt.const import CONF_KEEP_ALIVE, CONF_WARM_UP
-from custom_components.toolbelt.warmup import WARM_UP_DELAY
+from custom_components.toolbelt.ha.warmup import WARM_UP_DELAY
 from tests.ha.conftest import async_add_toolbelt, async_converse, speech
 from tests.openai_server import OpenAIServer, RecordedRequest
 

@@ -12,9 +12,9 @@ from typing import Any
 import openai
 import pytest_asyncio
 
-from custom_components.toolbelt import ha_tools
 from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
 from custom_components.toolbelt.backend.servers import get_server_kind
+from custom_components.toolbelt.ha import intent_tools as ha_tools
 from custom_components.toolbelt.loop import AgentState, LoopSettings, ToolLoop
 from custom_components.toolbelt.loop.events import LoopEvent, ResultOut, TextOut
 from custom_components.toolbelt.loop.executor import ToolOutcome

@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from custom_components.toolbelt.ha_tools import DEVICE_COMMAND_TOOLS, READ_ONLY_TOOLS
+from custom_components.toolbelt.ha.intent_tools import (
+    DEVICE_COMMAND_TOOLS,
+    READ_ONLY_TOOLS,
+)
 
 LOOP = Path(__file__).parents[2] / "custom_components" / "toolbelt" / "loop"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from custom_components.toolbelt import ha_tools
+from custom_components.toolbelt.ha import intent_tools as ha_tools
 from custom_components.toolbelt.loop import LoopSettings, ToolLoop
 from tests.loop.conftest import TOOLS, Harness
 

@@ -25,7 +25,7 @@ from custom_components.toolbelt.loop.format_choice import choose_format
 from custom_components.toolbelt.loop.reply_reader import ReplyReader
 from custom_components.toolbelt.loop.tool_choice import HopConstraint
 from custom_components.toolbelt.toolcalls import Catalog
-from custom_components.toolbelt.toolcalls.constraint import Shape
+from custom_components.toolbelt.toolcalls.prompting.constraint import Shape
 
 from .conftest import MARKUP, TOOLS, hermes
 

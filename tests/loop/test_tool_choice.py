@@ -7,7 +7,7 @@ import json
 from custom_components.toolbelt.backend.servers import LLAMACPP
 from custom_components.toolbelt.loop.tool_choice import hop_shape
 from custom_components.toolbelt.toolcalls import Catalog
-from custom_components.toolbelt.toolcalls.constraint import Shape
+from custom_components.toolbelt.toolcalls.prompting.constraint import Shape
 from tests.loop.conftest import TOOLS, TURN_ON, Harness
 
 CALL_TEXT = json.dumps(TURN_ON[0])

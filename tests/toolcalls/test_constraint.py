@@ -15,7 +15,7 @@ import llguidance as llg
 import pytest
 
 from custom_components.toolbelt.toolcalls import Catalog, get_dialect
-from custom_components.toolbelt.toolcalls.constraint import (
+from custom_components.toolbelt.toolcalls.prompting.constraint import (
     FRAMES,
     ConstraintError,
     Shape,

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
 from custom_components.toolbelt.toolcalls import Catalog, ParseResult, guard
-from custom_components.toolbelt.toolcalls.dialects._markup import MAX_CALLS
 from custom_components.toolbelt.toolcalls.dialects.native import (
     from_openai_tool_calls,
 )
+from custom_components.toolbelt.toolcalls.reading.markup import MAX_CALLS
 from custom_components.toolbelt.toolcalls.registry import DIALECTS, get_dialect
 from tests.toolcalls.dialect_helpers import (
     calls,

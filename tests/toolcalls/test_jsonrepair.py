@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.toolbelt.toolcalls.jsonrepair import (
+from custom_components.toolbelt.toolcalls.reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     decode_arguments,

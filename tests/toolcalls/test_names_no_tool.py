@@ -12,7 +12,7 @@ from pathlib import Path
 
 from homeassistant.helpers import intent
 
-from custom_components.toolbelt.ha_tools import (
+from custom_components.toolbelt.ha.intent_tools import (
     DEVICE_COMMAND_TOOLS,
     HA_TOOL_ALIASES,
     READ_ONLY_TOOLS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from custom_components.toolbelt.toolcalls import Catalog
-from custom_components.toolbelt.toolcalls.prompting import (
+from custom_components.toolbelt.toolcalls.prompting.render import (
     compact_catalog,
     json_catalog,
     lean_tools,

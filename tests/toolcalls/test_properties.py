@@ -11,7 +11,7 @@ from custom_components.toolbelt.toolcalls import (
     parse,
     resolve_dialect,
 )
-from custom_components.toolbelt.toolcalls.jsonrepair import LooseJSONError
+from custom_components.toolbelt.toolcalls.reading.jsonrepair import LooseJSONError
 from custom_components.toolbelt.toolcalls.registry import detector_for
 from tests.toolcalls.dialect_helpers import catalog
 

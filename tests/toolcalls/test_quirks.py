@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from custom_components.toolbelt.toolcalls import Catalog, parse
-from custom_components.toolbelt.toolcalls.quirks import strip_quirks
+from custom_components.toolbelt.toolcalls.text.quirks import strip_quirks
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.toolbelt.toolcalls.sanitize import (
+from custom_components.toolbelt.toolcalls.text.sanitize import (
     clean,
     register_reasoning_delimiters,
     split_reasoning,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.toolbelt.toolcalls.schema import (
+from custom_components.toolbelt.toolcalls.reading.schema import (
     ArgumentError,
     coerce_arguments,
     coerce_text_value,

@@ -7,17 +7,14 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
-from custom_components.toolbelt.toolcalls import (
-    StreamDetector,
-    reasoning,
-    resolve_dialect,
-)
-from custom_components.toolbelt.toolcalls.openers import JSON_CALL, PYTHON_LIST
+from custom_components.toolbelt.toolcalls import StreamDetector, resolve_dialect
+from custom_components.toolbelt.toolcalls.reading.openers import JSON_CALL, PYTHON_LIST
 from custom_components.toolbelt.toolcalls.registry import (
     detector_for,
     dialect_names,
     get_dialect,
 )
+from custom_components.toolbelt.toolcalls.text import reasoning
 from tests.toolcalls.dialect_helpers import (
     catalog,
     corpus_cases,

@@ -18,21 +18,27 @@ from custom_components.toolbelt.toolcalls import (
     Dialect,
     LooseJSONError,
     StreamDetector,
-    fences,
     guard,
     loads_loose,
 )
-from custom_components.toolbelt.toolcalls.fences import find_fences
-from custom_components.toolbelt.toolcalls.numbers import read_number
+from custom_components.toolbelt.toolcalls.reading.numbers import read_number
+from custom_components.toolbelt.toolcalls.reading.scan import (
+    MAX_BLOCKS,
+    leading_json_calls,
+)
+from custom_components.toolbelt.toolcalls.reading.schema import (
+    coerce_text_value,
+    coerce_value,
+)
 from custom_components.toolbelt.toolcalls.registry import (
     detector_for,
     dialect_names,
     get_dialect,
     resolve_dialect,
 )
-from custom_components.toolbelt.toolcalls.sanitize import clean
-from custom_components.toolbelt.toolcalls.scan import MAX_BLOCKS, leading_json_calls
-from custom_components.toolbelt.toolcalls.schema import coerce_text_value, coerce_value
+from custom_components.toolbelt.toolcalls.text import fences
+from custom_components.toolbelt.toolcalls.text.fences import find_fences
+from custom_components.toolbelt.toolcalls.text.sanitize import clean
 
 from .dialect_helpers import calls, catalog, expect, parse, parse_auto
 

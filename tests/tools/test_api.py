@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.toolbelt.compat import (
+from custom_components.toolbelt.ha.compat import (
     CURRENT,
     tool_parameters,
     unwrap_tool_result,

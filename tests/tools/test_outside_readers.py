@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from custom_components.toolbelt.outside_data import outside
+from custom_components.toolbelt.ha.outside_data import outside
 from custom_components.toolbelt.tools.outside_readers import OutsideReaders
 
 

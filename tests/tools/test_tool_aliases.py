@@ -9,7 +9,7 @@ from aiohttp import web
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.toolbelt.ha_tools import HA_TOOL_ALIASES
+from custom_components.toolbelt.ha.intent_tools import HA_TOOL_ALIASES
 from custom_components.toolbelt.toolcalls import Catalog, ToolSpec, parse
 from custom_components.toolbelt.tools.api import OUR_CATALOG, async_get_turn_record
 from custom_components.toolbelt.tools.const import CONF_SEARCH_BACKEND, CONF_SEARCH_URL

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from custom_components.toolbelt import compat
+from custom_components.toolbelt.ha import compat
 from custom_components.toolbelt.tools.api import ToolbeltLlmTool
 from custom_components.toolbelt.tools.definitions import ALL_TOOLS, TOOLS_BY_NAME
 from custom_components.toolbelt.tools.tool import Tool

@@ -10,7 +10,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..surrogates import mend_surrogates
+from ..toolcalls.text.surrogates import mend_surrogates
 
 # A request that sets no timeout, and an agent's default: a model server must
 # never hang a turn. The one home of this number.

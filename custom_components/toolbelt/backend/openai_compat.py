@@ -19,7 +19,7 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from ..surrogates import mend_surrogates
+from ..toolcalls.text.surrogates import mend_surrogates
 from .accumulate import ToolCallAccumulator
 from .base import (
     DEFAULT_REQUEST_TIMEOUT,

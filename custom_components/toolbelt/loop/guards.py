@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 from ..toolcalls.model import ToolCall
-from ..toolcalls.prompting import error_text
-from ..toolcalls.schema import ArgumentError, validate_arguments
+from ..toolcalls.prompting.render import error_text
+from ..toolcalls.reading.schema import ArgumentError, validate_arguments
 
 
 def call_key(call: ToolCall) -> str:

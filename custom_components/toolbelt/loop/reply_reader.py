@@ -36,10 +36,10 @@ from ..toolcalls import (
     from_openai_tool_calls,
     get_dialect,
 )
-from ..toolcalls.constraint import unwrap_answer
 from ..toolcalls.dialects.base import Dialect
+from ..toolcalls.prompting.constraint import unwrap_answer
 from ..toolcalls.registry import detector_for
-from ..toolcalls.streaming import StreamDetector
+from ..toolcalls.text.streaming import StreamDetector
 from .events import ReasoningOut, TextOut
 from .format_choice import FormatChoice
 from .honesty import HonestyGuard

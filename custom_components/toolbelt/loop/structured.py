@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..toolcalls.fences import find_fences
-from ..toolcalls.jsonrepair import LooseJSONError, loads_loose
-from ..toolcalls.schema import ArgumentError, validate_arguments
+from ..toolcalls.reading.jsonrepair import LooseJSONError, loads_loose
+from ..toolcalls.reading.schema import ArgumentError, validate_arguments
+from ..toolcalls.text.fences import find_fences
 
 SCHEMA_NAME = "answer"
 

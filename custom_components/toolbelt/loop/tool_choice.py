@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..toolcalls import Catalog
-from ..toolcalls.constraint import DEFAULT_FRAME, Shape, frame_name, gbnf, json_schema
+from ..toolcalls.prompting.constraint import (
+    DEFAULT_FRAME,
+    Shape,
+    frame_name,
+    gbnf,
+    json_schema,
+)
 
 AUTO = "auto"
 REQUIRED_FIRST = "required_first"

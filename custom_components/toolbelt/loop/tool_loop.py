@@ -28,9 +28,9 @@ from ..backend.errors import (
 from ..backend.servers import OPENAI, ServerKind
 from ..toolcalls import Catalog, ParseResult, ToolCall
 from ..toolcalls.aliases import NO_ALIASES, Aliases
-from ..toolcalls.calls import new_call_id
-from ..toolcalls.constraint import Shape, fingerprint
-from ..toolcalls.prompting import error_text, lean_tools, result_text
+from ..toolcalls.prompting.constraint import Shape, fingerprint
+from ..toolcalls.prompting.render import error_text, lean_tools, result_text
+from ..toolcalls.reading.calls import new_call_id
 from ..toolcalls.registry import opens_reasoning_in_template
 from .agent_state import AgentState
 from .events import (

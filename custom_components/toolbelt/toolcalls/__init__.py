@@ -6,7 +6,12 @@ run as a CLI on its own: ``python -m custom_components.toolbelt.toolcalls``.
 
 from __future__ import annotations
 
-from .calls import (
+from .catalog import Catalog, ToolSpec
+from .chain import ChainDialect
+from .dialects.base import Dialect
+from .dialects.native import from_openai_tool_calls
+from .model import ParseResult, RejectedCall, ToolCall
+from .reading.calls import (
     Found,
     build_result,
     call_from_object,
@@ -14,18 +19,14 @@ from .calls import (
     make_call,
     new_call_id,
 )
-from .catalog import Catalog, ToolSpec
-from .chain import ChainDialect
-from .dialects.base import Dialect
-from .dialects.native import from_openai_tool_calls
-from .jsonrepair import (
+from .reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     decode_arguments,
     loads_loose,
     scan_json,
 )
-from .model import ParseResult, RejectedCall, ToolCall
+from .reading.schema import ArgumentError, coerce_arguments, validate_arguments
 from .registry import (
     PRESETS,
     UnknownDialectError,
@@ -36,9 +37,8 @@ from .registry import (
     register_preset,
     resolve_dialect,
 )
-from .sanitize import clean, split_reasoning, strip_leakage
-from .schema import ArgumentError, coerce_arguments, validate_arguments
-from .streaming import StreamDetector
+from .text.sanitize import clean, split_reasoning, strip_leakage
+from .text.streaming import StreamDetector
 
 __all__ = [
     "PRESETS",

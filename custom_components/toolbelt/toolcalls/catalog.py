@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .aliases import NO_ALIASES, Aliases, fold
-from .schema import coerce_arguments
+from .reading.schema import coerce_arguments
 
 __all__ = ["Catalog", "ToolSpec", "fold"]
 

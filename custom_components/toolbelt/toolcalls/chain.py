@@ -6,13 +6,13 @@ from collections.abc import Callable, Sequence
 import functools
 from typing import TYPE_CHECKING, Any, override
 
-from .calls import PROBING
 from .dialects.base import Dialect
-from .escapes import unescape_markers
-from .literals import literals
-from .memo import end_reply_scope, start_reply_scope
 from .model import ParseResult
-from .sanitize import clean, remove_words
+from .reading.calls import PROBING
+from .reading.escapes import unescape_markers
+from .reading.literals import literals
+from .reading.memo import end_reply_scope, start_reply_scope
+from .text.sanitize import clean, remove_words
 
 if TYPE_CHECKING:
     from .catalog import Catalog

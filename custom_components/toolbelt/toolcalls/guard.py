@@ -20,9 +20,9 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Protocol
 
-from .jsonrepair import end_json5_budget, json5_budget_open, start_json5_budget
 from .model import ParseResult, RejectedCall
-from .sanitize import clean
+from .reading.jsonrepair import end_json5_budget, json5_budget_open, start_json5_budget
+from .text.sanitize import clean
 
 if TYPE_CHECKING:
     from .catalog import Catalog

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..surrogates import mend_all
+from .text.surrogates import mend_all
 
 # More calls than any real reply has (a model stuck in a loop, a hostile server).
 # Every format, native calls too, reads this many and refuses the rest of the

@@ -46,8 +46,8 @@ from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
 from .dialects.react import ReactDialect
 from .dialects.seed_oss import SeedOssDialect
 from .dialects.xlam import XlamDialect
-from .openers import InlineOpener
-from .streaming import DEFAULT_START_MARKERS, StreamDetector
+from .reading.openers import InlineOpener
+from .text.streaming import DEFAULT_START_MARKERS, StreamDetector
 
 __all__ = [
     "AUTO_ORDER",

@@ -31,10 +31,10 @@ from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
-from .. import compat
 from ..const import LOGGER
+from ..ha import compat
+from ..ha.outside_data import RULE as OUTSIDE_RULE
 from ..loop.executor import ToolOutcome
-from ..outside_data import RULE as OUTSIDE_RULE
 from ..toolcalls.catalog import Catalog, ToolSpec
 from .agents import AgentRef, calling_agent
 from .const import (

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..ha_tools import HA_TOOL_ALIASES
-from ..outside_data import outside
+from ..ha.intent_tools import HA_TOOL_ALIASES
+from ..ha.outside_data import outside
 from ..toolcalls.aliases import Aliases
 from .const import DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS
 from .context import ToolContext

@@ -22,7 +22,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import chat_session
 from homeassistant.util.hass_dict import HassKey
 
-from ..outside_data import holds_outside_data
+from ..ha.outside_data import holds_outside_data
 
 MAX_IDS = 2000
 # Not the tools hub's: a reload (a model switch reloads the entry) keeps the marks.

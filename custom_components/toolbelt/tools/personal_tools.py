@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..outside_data import outside
+from ..ha.outside_data import outside
 from .agents import NOT_A_TOOLBELT_AGENT
 from .context import ToolContext
 from .errors import PersonaLockedError, ToolError

@@ -21,10 +21,10 @@ import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from ..loop.executor import ToolOutcome
-from ..surrogates import mend_all
 from ..toolcalls.aliases import Alias
-from ..toolcalls.prompting import error_text, result_text
-from ..toolcalls.schema import ArgumentError, validate_arguments
+from ..toolcalls.prompting.render import error_text, result_text
+from ..toolcalls.reading.schema import ArgumentError, validate_arguments
+from ..toolcalls.text.surrogates import mend_all
 from .errors import ToolError
 
 _LOGGER = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..handoff import HANDOFF_TOOL, Handoff
-from ..redaction import REDACTED, is_secret_key
+from ..ha.handoff import HANDOFF_TOOL, Handoff
+from ..ha.redaction import REDACTED, is_secret_key
 from .definitions import ALL_TOOLS
 from .references import References
 

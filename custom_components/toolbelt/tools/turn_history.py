@@ -20,7 +20,7 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant, callback
 
-from ..handoff import handoff_in_progress
+from ..ha.handoff import handoff_in_progress
 from .api import DATA_TOOLS, is_toolbelt_tool
 from .definitions import TOOLS_BY_NAME
 from .errors import ToolError

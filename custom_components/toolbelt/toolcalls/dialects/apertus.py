@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result, make_call
-from ..jsonrepair import (
+from ..model import RejectedCall, ToolCall
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from ..model import RejectedCall, ToolCall
-from ..prompting import json_catalog
-from ..sanitize import register_reasoning_delimiters
-from ..scan import skip_ws, tag_blocks
-from ._markup import (
+from ..reading.markup import (
     prefer_outside_reasoning,
     too_many,
 )
+from ..reading.scan import skip_ws, tag_blocks
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..prompting import json_catalog
-from ..sanitize import register_reasoning_delimiters
+from ..prompting.render import json_catalog
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 from .hermes import tagged_result
 

@@ -11,12 +11,12 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..guard import guard_parse
-from ..sanitize import remove_words
+from ..text.sanitize import remove_words
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
-    from ..openers import InlineOpener
+    from ..reading.openers import InlineOpener
 
 
 class Dialect:

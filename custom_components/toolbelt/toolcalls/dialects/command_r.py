@@ -15,18 +15,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result
 from ..catalog import fold
-from ..jsonrepair import find_json_end
 from ..model import RejectedCall
-from ..prompting import json_catalog
-from ..scan import json_calls_at, json_error_at, skip_ws, tag_blocks
-from ._markup import (
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result
+from ..reading.jsonrepair import find_json_end
+from ..reading.markup import (
     MAX_CALLS,
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
 )
+from ..reading.scan import json_calls_at, json_error_at, skip_ws, tag_blocks
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -18,15 +18,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result, make_call
-from ..jsonrepair import (
+from ..model import RejectedCall, ToolCall
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from ..model import RejectedCall, ToolCall
-from ..prompting import json_catalog
-from ._markup import (
+from ..reading.markup import (
     Finder,
     prefer_outside_reasoning,
     too_many,

@@ -13,26 +13,26 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import (
+from ..model import RejectedCall, ToolCall
+from ..prompting.render import compact_catalog
+from ..reading.calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from ..jsonrepair import (
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from ..model import RejectedCall, ToolCall
-from ..prompting import compact_catalog
-from ..scan import MAX_BLOCKS, skip_ws
-from ._markup import (
+from ..reading.markup import (
     Finder,
     prefer_outside_reasoning,
     too_many,
 )
+from ..reading.scan import MAX_BLOCKS, skip_ws
 from .base import Dialect
 
 if TYPE_CHECKING:

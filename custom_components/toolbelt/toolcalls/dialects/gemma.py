@@ -18,21 +18,21 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, override
 
-from ..calls import Found, build_result, make_call
-from ..jsonrepair import TruncatedJSONError
 from ..model import RejectedCall, ToolCall
-from ..numbers import read_number
-from ..prompting import compact_catalog, result_text
-from ..pycall import PyCallError
-from ..scan import (
-    find_fences,
-    json_calls_at,
-    skip_ws,
-)
-from ._markup import (
+from ..prompting.render import compact_catalog, result_text
+from ..reading.calls import Found, build_result, make_call
+from ..reading.jsonrepair import TruncatedJSONError
+from ..reading.markup import (
     Finder,
     prefer_outside_reasoning,
     too_many,
+)
+from ..reading.numbers import read_number
+from ..reading.pycall import PyCallError
+from ..reading.scan import (
+    find_fences,
+    json_calls_at,
+    skip_ws,
 )
 from .base import Dialect
 from .pythonic import python_calls

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..prompting import json_catalog
+from ..prompting.render import json_catalog
 from .base import Dialect
 from .hermes import tagged_result
 

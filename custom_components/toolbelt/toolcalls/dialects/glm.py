@@ -16,15 +16,15 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, override
 
-from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
-from ..prompting import json_catalog
-from ..scan import skip_ws
-from ._markup import (
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.markup import (
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
+from ..reading.scan import skip_ws
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -15,15 +15,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result, make_call
-from ..jsonrepair import (
+from ..model import RejectedCall, ToolCall
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from ..model import RejectedCall, ToolCall
-from ..prompting import compact_catalog
-from ._markup import Finder, too_many
+from ..reading.markup import Finder, too_many
 from .base import Dialect
 
 if TYPE_CHECKING:

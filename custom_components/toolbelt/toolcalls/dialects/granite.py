@@ -14,17 +14,17 @@ import json
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result
-from ..prompting import json_catalog
-from ..pycall import PyCallError
-from ..scan import skip_ws, tag_blocks
-from ._markup import (
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result
+from ..reading.markup import (
     after_closer,
     marked_json_calls,
     prefer_outside_reasoning,
     token_json_calls,
     too_many,
 )
+from ..reading.pycall import PyCallError
+from ..reading.scan import skip_ws, tag_blocks
 from .base import Dialect
 from .hermes import body_calls
 from .pythonic import python_calls

@@ -12,22 +12,23 @@ import json
 import re
 from typing import Any, ClassVar, override
 
-from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
-from ..jsonrepair import (
-    LooseJSONError,
-    TruncatedJSONError,
-    find_json_end,
-    loads_loose,
-)
 from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from ..openers import JSON_CALL, InlineOpener
-from ..prompting import json_catalog, result_text
-from ..scan import (
+from ..prompting.render import json_catalog, result_text
+from ..reading.calls import Found, build_result, make_call
+from ..reading.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from ..reading.markup import prefer_outside_reasoning, too_many
+from ..reading.openers import JSON_CALL, InlineOpener
+from ..reading.scan import (
     MAX_BLOCKS,
     json_calls_at,
     json_error_at,
@@ -35,7 +36,6 @@ from ..scan import (
     skip_ws,
     tag_blocks,
 )
-from ._markup import prefer_outside_reasoning, too_many
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 

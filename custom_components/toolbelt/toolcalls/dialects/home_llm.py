@@ -11,21 +11,21 @@ from __future__ import annotations
 import re
 from typing import ClassVar, override
 
-from ..calls import (
+from ..catalog import Catalog
+from ..model import ParseResult, RejectedCall, ToolCall
+from ..prompting.render import compact_catalog
+from ..reading.calls import (
     Found,
     build_result,
     call_from_object,
     make_call,
 )
-from ..catalog import Catalog
-from ..jsonrepair import (
+from ..reading.jsonrepair import (
     LooseJSONError,
     find_json_end,
     loads_loose,
 )
-from ..model import ParseResult, RejectedCall, ToolCall
-from ..prompting import compact_catalog
-from ..scan import TRUNCATED, find_fences, json_error_at, skip_ws
+from ..reading.scan import TRUNCATED, find_fences, json_error_at, skip_ws
 from .base import Dialect
 
 __all__ = ["HomeLlmDialect"]

@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, override
 
-from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
 from ..model import (
     ParseResult,
     ToolCall,
 )
-from ..openers import JSON_CALL, InlineOpener
-from ..prompting import json_catalog, result_text
-from ..pycall import PyCallError, parse_python_calls
-from ..scan import leading_json_calls, skip_ws
-from ._markup import too_many
+from ..prompting.render import json_catalog, result_text
+from ..reading.calls import Found, build_result, make_call
+from ..reading.markup import too_many
+from ..reading.openers import JSON_CALL, InlineOpener
+from ..reading.pycall import PyCallError, parse_python_calls
+from ..reading.scan import leading_json_calls, skip_ws
 from .base import Dialect
 
 __all__ = ["Llama3Dialect"]

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result
 from ..model import RejectedCall
-from ..prompting import json_catalog
-from ..scan import skip_ws, tag_blocks
-from ._markup import prefer_outside_reasoning, too_many
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result
+from ..reading.markup import prefer_outside_reasoning, too_many
+from ..reading.scan import skip_ws, tag_blocks
 from .base import Dialect
 from .glm import ArgTags, arg_tag_calls
 from .hermes import body_calls

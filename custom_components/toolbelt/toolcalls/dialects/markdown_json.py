@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import ClassVar, override
 
-from ..calls import Found, build_result
 from ..catalog import Catalog
-from ..memo import memoized
 from ..model import ParseResult
-from ..prompting import compact_catalog
-from ..scan import (
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result
+from ..reading.memo import memoized
+from ..reading.scan import (
     find_fences,
     json_calls_at,
     skip_ws,

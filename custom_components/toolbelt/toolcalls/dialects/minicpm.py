@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
-from ..prompting import compact_catalog
-from ..sanitize import register_reasoning_delimiters
-from ._markup import prefer_outside_reasoning, too_many, typed_text_arguments
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.markup import prefer_outside_reasoning, too_many, typed_text_arguments
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 from .pythonic import marked_python_blocks
 

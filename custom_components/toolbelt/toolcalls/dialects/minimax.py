@@ -15,26 +15,26 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import (
+from ..model import RejectedCall
+from ..prompting.render import json_catalog
+from ..reading.calls import (
     Found,
     build_result,
     call_from_object,
     make_call,
 )
-from ..jsonrepair import (
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
-from ..model import RejectedCall
-from ..prompting import json_catalog
-from ..scan import json_calls_at, skip_ws, tag_blocks
-from ._markup import (
+from ..reading.markup import (
     parameter_pairs,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
+from ..reading.scan import json_calls_at, skip_ws, tag_blocks
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -14,22 +14,22 @@ from __future__ import annotations
 import re
 from typing import ClassVar, override
 
-from ..calls import (
+from ..catalog import Catalog
+from ..model import ParseResult, RejectedCall
+from ..prompting.render import json_catalog
+from ..reading.calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from ..catalog import Catalog
-from ..jsonrepair import (
+from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     find_json_end,
     loads_loose,
 )
-from ..model import ParseResult, RejectedCall
-from ..prompting import json_catalog
-from ..scan import (
+from ..reading.scan import (
     json_calls_at,
     leading_json_calls,
     skip_ws,

@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, override
 
-from ...surrogates import mend_surrogates
-from ..calls import make_call
 from ..catalog import Catalog
-from ..jsonrepair import json5_budget
 from ..model import (
     MAX_CALLS,
     TOO_MANY_CALLS,
@@ -16,7 +13,10 @@ from ..model import (
     RejectedCall,
     ToolCall,
 )
-from ..sanitize import clean
+from ..reading.calls import make_call
+from ..reading.jsonrepair import json5_budget
+from ..text.sanitize import clean
+from ..text.surrogates import mend_surrogates
 from .base import Dialect
 
 __all__ = ["NativeDialect", "from_openai_tool_calls"]

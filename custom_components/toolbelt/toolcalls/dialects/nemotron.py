@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result
-from ..prompting import json_catalog
-from ..scan import skip_ws, tag_blocks
-from ._markup import (
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result
+from ..reading.markup import (
     marked_json_calls,
     prefer_outside_reasoning,
     too_many,
 )
+from ..reading.scan import skip_ws, tag_blocks
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result
 from ..model import RejectedCall
-from ..prompting import compact_catalog
-from ..pycall import PyCallError
-from ..scan import tag_blocks
-from ._markup import prefer_outside_reasoning, too_many
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result
+from ..reading.markup import prefer_outside_reasoning, too_many
+from ..reading.pycall import PyCallError
+from ..reading.scan import tag_blocks
 from .base import Dialect
 from .pythonic import python_calls
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import ClassVar, override
 
-from ..calls import Found, build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import json_catalog
-from ..scan import json_calls_at, skip_ws
-from ._markup import token_json_calls
+from ..prompting.render import json_catalog
+from ..reading.calls import Found, build_result
+from ..reading.markup import token_json_calls
+from ..reading.scan import json_calls_at, skip_ws
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]

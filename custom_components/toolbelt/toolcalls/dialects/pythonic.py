@@ -15,23 +15,23 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, override
 
-from ..calls import (
+from ..model import RejectedCall, ToolCall
+from ..prompting.render import compact_catalog
+from ..reading.calls import (
     Found,
     build_result,
     make_call,
     reply_start,
 )
-from ..model import RejectedCall, ToolCall
-from ..openers import PYTHON_LIST
-from ..prompting import compact_catalog
-from ..pycall import PyCallError, parse_python_calls
-from ._markup import (
+from ..reading.markup import (
     Finder,
     positional_kwargs,
     prefer_outside_reasoning,
     too_many,
 )
-from ._pylenient import (
+from ..reading.openers import PYTHON_LIST
+from ..reading.pycall import PyCallError, parse_python_calls
+from ..reading.pylenient import (
     UnreadableCall,
     lenient_python_calls,
     python_end,

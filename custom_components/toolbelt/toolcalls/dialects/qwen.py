@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import ClassVar, override
 
-from ..calls import build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..prompting import json_catalog
+from ..prompting.render import json_catalog
+from ..reading.calls import build_result
 from .hermes import HermesDialect, parse_tagged
 
 __all__ = ["QwenDialect"]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, override
 
-from ..calls import Found, build_result, make_call
 from ..catalog import Catalog
 from ..model import ParseResult, RejectedCall
-from ..prompting import compact_catalog
-from ..scan import skip_ws
-from ..schema import coerce_text_value
-from ._markup import Finder, too_many
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.markup import Finder, too_many
+from ..reading.scan import skip_ws
+from ..reading.schema import coerce_text_value
 from .base import Dialect
 
 __all__ = ["Qwen3CoderXmlDialect"]

@@ -17,29 +17,29 @@ from itertools import islice
 import re
 from typing import Any, ClassVar, override
 
-from ..calls import (
-    Found,
-    build_result,
-    call_from_object,
-    make_call,
-)
 from ..catalog import Catalog
-from ..fences import find_fences
-from ..jsonrepair import (
-    LooseJSONError,
-    TruncatedJSONError,
-    find_json_end,
-    loads_loose,
-)
 from ..model import (
     ParseResult,
     RejectedCall,
     ToolCall,
 )
-from ..prompting import compact_catalog, result_text
-from ..pycall import PyCallError, parse_python_calls
-from ..sanitize import clean, strip_react
-from ..scan import skip_ws
+from ..prompting.render import compact_catalog, result_text
+from ..reading.calls import (
+    Found,
+    build_result,
+    call_from_object,
+    make_call,
+)
+from ..reading.jsonrepair import (
+    LooseJSONError,
+    TruncatedJSONError,
+    find_json_end,
+    loads_loose,
+)
+from ..reading.pycall import PyCallError, parse_python_calls
+from ..reading.scan import skip_ws
+from ..text.fences import find_fences
+from ..text.sanitize import clean, strip_react
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 

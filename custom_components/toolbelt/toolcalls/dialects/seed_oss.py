@@ -10,16 +10,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, override
 
-from ..calls import Found, build_result, make_call
 from ..model import RejectedCall
-from ..prompting import compact_catalog
-from ..scan import tag_blocks
-from ._markup import (
+from ..prompting.render import compact_catalog
+from ..reading.calls import Found, build_result, make_call
+from ..reading.markup import (
     parameter_pairs,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
 )
+from ..reading.scan import tag_blocks
 from .base import Dialect
 
 if TYPE_CHECKING:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import ClassVar, override
 
-from ..calls import build_result
 from ..catalog import Catalog
 from ..model import ParseResult
-from ..openers import JSON_CALL, InlineOpener
-from ..prompting import json_catalog
-from ..scan import leading_json_calls
+from ..prompting.render import json_catalog
+from ..reading.calls import build_result
+from ..reading.openers import JSON_CALL, InlineOpener
+from ..reading.scan import leading_json_calls
 from .base import Dialect
 from .hermes import _drop_overlaps, parse_tagged
 from .markdown_json import JSON_LANGS, fenced_json_calls

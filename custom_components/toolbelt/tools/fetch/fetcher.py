@@ -21,7 +21,7 @@ import aiohttp
 from aiohttp.resolver import ThreadedResolver
 from yarl import URL
 
-from ...outside_data import outside
+from ...ha.outside_data import outside
 from ..errors import FetchFailedError, FetchRefusedError
 from .extract import decode_text, extract_html, truncate_text
 from .ssrf import AllowList, IPAddress, Resolver, check_url

@@ -17,7 +17,7 @@ from typing import Any, override
 
 import aiohttp
 
-from ...outside_data import outside
+from ...ha.outside_data import outside
 from ..errors import (
     MemoryNotFoundError,
     ServiceUnavailableError,

@@ -17,14 +17,14 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 
+from ..const import DOMAIN
+from ..loop.honesty import Recognized
+from ..toolcalls.model import ToolCall
+from ..toolcalls.reading.calls import new_call_id
 from . import compat
 from .confirmations import has_sentences, nothing_changed
-from .const import DOMAIN
-from .ha_executor import HAExecutor
-from .ha_tools import is_device_command_name, plain_name
-from .loop.honesty import Recognized
-from .toolcalls.calls import new_call_id
-from .toolcalls.model import ToolCall
+from .executor import HAExecutor
+from .intent_tools import is_device_command_name, plain_name
 
 # Languages whose sentences Toolbelt asked HA to load (``async_prepare``).
 LOADED_SENTENCES = f"{DOMAIN}_sentences_loaded"

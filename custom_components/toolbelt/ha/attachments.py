@@ -20,7 +20,7 @@ from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 
-from .const import DOMAIN
+from ..const import DOMAIN
 
 # The image types OpenAI accepts, which local servers decode too.
 IMAGE_TYPES = {

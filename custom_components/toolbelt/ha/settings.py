@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .backend.servers import ServerKind, get_server_kind
-from .const import (
+from ..backend.servers import ServerKind, get_server_kind
+from ..const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_CONSTRAINTS,
@@ -40,9 +40,9 @@ from .const import (
     DEFAULT_TOOL_CHOICE,
     OPTION_DEFAULTS,
 )
-from .loop import LoopSettings, Phrasebook
-from .loop.phrasebook import ENGLISH
-from .tools.definitions import ALIASES
+from ..loop import LoopSettings, Phrasebook
+from ..loop.phrasebook import ENGLISH
+from ..tools.definitions import ALIASES
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,13 +19,13 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 
+from ..loop import Executor
+from ..loop.transcript import History
+from ..tools.api import drop_redundant_time
 from . import compat
 from .assist_prompt import compact_system_prompt, compact_tool, described_as_sent
 from .history import chat_log_messages
 from .large_home import FIND_DEVICES_TOOL, ExposedDevice, HomeShape, LargeHome
-from .loop import Executor
-from .loop.transcript import History
-from .tools.api import drop_redundant_time
 
 
 @dataclass(slots=True)

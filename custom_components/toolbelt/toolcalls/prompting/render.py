@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .catalog import Catalog
+from ..catalog import Catalog
 
 __all__ = [
     "compact_catalog",

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 
 from homeassistant.helpers import llm
 
+from ..loop.executor import Executor, ToolOutcome
+from ..toolcalls.model import ToolCall
+from ..tools.api import is_toolbelt_tool
 from . import compat
-from .ha_tools import is_device_command_name, is_read_only_name
-from .loop.executor import Executor, ToolOutcome
-from .toolcalls.model import ToolCall
-from .tools.api import is_toolbelt_tool
+from .intent_tools import is_device_command_name, is_read_only_name
 
 
 class HAExecutor:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from ..jsonrepair import LooseJSONError, loads_loose
-from ..pycall import PyCallError, parse_python_calls
+from .jsonrepair import LooseJSONError, loads_loose
+from .pycall import PyCallError, parse_python_calls
 
 __all__ = [
     "UnreadableCall",

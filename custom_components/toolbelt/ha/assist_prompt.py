@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from . import compat
-from .ha_tools import plain_name, sent_name
+from .intent_tools import plain_name, sent_name
 from .large_home import HomeShape
 
 _LIVE_CONTEXT = compat.live_context_prompt()

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 import re
 from typing import Any
 
+from ..catalog import Catalog
+from ..model import RejectedCall, ToolCall
+from ..text.fences import Fence, find_fences
 from .calls import Found, calls_from_value, reply_start
-from .catalog import Catalog
-from .fences import Fence, find_fences
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -24,7 +25,6 @@ from .jsonrepair import (
     strict_json_at,
 )
 from .memo import memoized
-from .model import RejectedCall, ToolCall
 from .openers import JSON_CALL
 
 __all__ = [

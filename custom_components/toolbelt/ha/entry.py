@@ -12,16 +12,16 @@ from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 
-from .backend.errors import BackendAuthError, BackendError
-from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import ServerKind
+from ..backend.errors import BackendAuthError, BackendError
+from ..backend.openai_compat import OpenAICompatBackend
+from ..backend.servers import ServerKind
+from ..const import CONNECT_TIMEOUT, LOGGER
+from ..loop.agent_state import AgentState
+from ..tools.agents import AgentRef, calling_agent_turn
+from ..tools.api import async_setup_tools_api
 from .client import async_create_backend
-from .const import CONNECT_TIMEOUT, LOGGER
-from .loop.agent_state import AgentState
 from .server_names import address
 from .settings import server_settings
-from .tools.agents import AgentRef, calling_agent_turn
-from .tools.api import async_setup_tools_api
 from .warmup import WarmUp
 
 PLATFORMS = [Platform.AI_TASK, Platform.CONVERSATION]

@@ -20,21 +20,21 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 
-from . import compat
-from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import ServerKind
-from .client import async_read_context_size
-from .const import DOMAIN
-from .ha_tools import PROBE_TOOL, device_guidance, plain_name
-from .large_home import FIND_DEVICES_TOOL, exposed_devices
-from .loop.format_choice import NATIVE_FORMATS
-from .loop.probe import (
+from ..backend.openai_compat import OpenAICompatBackend
+from ..backend.servers import ServerKind
+from ..const import DOMAIN
+from ..loop.format_choice import NATIVE_FORMATS
+from ..loop.probe import (
     ConstraintReport,
     ProbeReport,
     async_probe_constraints,
     async_probe_tool_mode,
 )
-from .loop.tool_choice import TEXT_KINDS
+from ..loop.tool_choice import TEXT_KINDS
+from . import compat
+from .client import async_read_context_size
+from .intent_tools import PROBE_TOOL, device_guidance, plain_name
+from .large_home import FIND_DEVICES_TOOL, exposed_devices
 from .server_names import spoken_name
 from .settings import agent_settings
 from .turn_prompt import turn_prompt

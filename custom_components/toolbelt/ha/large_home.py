@@ -39,9 +39,9 @@ from homeassistant.helpers import (
     floor_registry as fr,
 )
 
+from ..loop.executor import ToolOutcome
+from ..toolcalls.model import ToolCall
 from . import compat
-from .loop.executor import ToolOutcome
-from .toolcalls.model import ToolCall
 
 FIND_DEVICES_TOOL = "find_devices"
 # The agent option (const.LARGE_HOME_MODES) "auto" is on above this many.

@@ -42,9 +42,9 @@ from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.event import async_call_later
 from homeassistant.helpers.start import async_at_started
 
-from .backend.base import CompletionRequest
-from .backend.errors import BackendError
-from .const import LOGGER
+from ..backend.base import CompletionRequest
+from ..backend.errors import BackendError
+from ..const import LOGGER
 
 if TYPE_CHECKING:
     from .entry import ToolbeltConfigEntry

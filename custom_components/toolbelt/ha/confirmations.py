@@ -22,8 +22,8 @@ from homeassistant.exceptions import TemplateError
 from homeassistant.helpers import intent, template
 from homeassistant.util import language as language_util
 
-from .const import DOMAIN, LOGGER
-from .loop.events import ResultOut
+from ..const import DOMAIN, LOGGER
+from ..loop.events import ResultOut
 
 _RESPONSES = f"{DOMAIN}_intent_responses"
 FALLBACK_LANGUAGE = "en"

@@ -15,16 +15,16 @@ import re
 import secrets
 from typing import Any
 
-from .catalog import Catalog, fold
-from .fences import find_fences
+from ..catalog import Catalog, fold
+from ..model import ParseResult, RejectedCall, ToolCall
+from ..text.fences import find_fences
+from ..text.sanitize import clean
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     decode_arguments,
     loads_loose,
 )
-from .model import ParseResult, RejectedCall, ToolCall
-from .sanitize import clean
 
 __all__ = [
     "UNKNOWN_TOOL",

@@ -14,18 +14,18 @@ import json
 import re
 from typing import Any
 
-from ..calls import Found
 from ..catalog import Catalog, fold
-from ..finder import Finder
-from ..jsonrepair import (
+from ..model import MAX_CALLS, TOO_MANY_CALLS, RejectedCall, ToolCall
+from .calls import Found
+from .finder import Finder
+from .jsonrepair import (
     LooseJSONError,
     find_json_end,
     loads_loose,
 )
-from ..literals import Literals
-from ..model import MAX_CALLS, TOO_MANY_CALLS, RejectedCall, ToolCall
-from ..scan import json_calls_at, skip_ws
-from ..schema import coerce_text_value
+from .literals import Literals
+from .scan import json_calls_at, skip_ws
+from .schema import coerce_text_value
 
 __all__ = [
     "MAX_CALLS",

@@ -14,10 +14,10 @@ from functools import lru_cache
 import heapq
 import re
 
+from ..reading.finder import Finder
+from ..reading.jsonrepair import LooseJSONError, loads_loose
 from . import reasoning as delimiters
 from .fences import find_fences
-from .finder import Finder
-from .jsonrepair import LooseJSONError, loads_loose
 from .quirks import strip_quirks
 
 __all__ = [

@@ -36,7 +36,7 @@ import hashlib
 import json
 from typing import Any
 
-from .catalog import Catalog
+from ..catalog import Catalog
 
 __all__ = [
     "CALL_CLOSE",

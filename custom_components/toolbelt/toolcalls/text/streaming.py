@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 import re
 
+from ..reading.openers import InlineOpener
 from . import reasoning as delimiters
-from .openers import InlineOpener
 
 __all__ = [
     "DEFAULT_START_MARKERS",

@@ -26,9 +26,9 @@ from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
 
-from .loop.executor import ToolOutcome
-from .toolcalls.model import ToolCall
-from .tools.outside_readers import outside_readers
+from ..loop.executor import ToolOutcome
+from ..toolcalls.model import ToolCall
+from ..tools.outside_readers import outside_readers
 
 HANDOFF_TOOL = "handoff"
 MAX_HANDOFFS = 2

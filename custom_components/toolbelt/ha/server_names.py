@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-from .backend.servers import ServerKind
+from ..backend.servers import ServerKind
 from .settings import server_settings
 
 # Read at import, which HA runs in its executor.
 _ENGLISH: dict[str, Any] = json.loads(
-    (Path(__file__).parent / "translations" / "en.json").read_text(encoding="utf-8")
+    (Path(__file__).parents[1] / "translations" / "en.json").read_text(encoding="utf-8")
 )
 
 HIDDEN_PASSWORD = "********"

@@ -15,14 +15,15 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
-from .backend.errors import BackendError
-from .const import DOMAIN
-from .loop.phrasebook import PHRASE_KEYS, Phrasebook
+from ..backend.errors import BackendError
+from ..const import DOMAIN
+from ..loop.phrasebook import PHRASE_KEYS, Phrasebook
 
 # The languages Toolbelt ships (read at import, which HA runs in its executor).
 LANGUAGES = tuple(
     sorted(
-        path.stem for path in (Path(__file__).parent / "translations").glob("*.json")
+        path.stem
+        for path in (Path(__file__).parents[1] / "translations").glob("*.json")
     )
 )
 

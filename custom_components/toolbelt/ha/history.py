@@ -24,11 +24,11 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
+from ..loop import CallsOut, ResultOut
+from ..loop.transcript import Exchange, History
+from ..toolcalls.model import ToolCall
+from ..toolcalls.prompting.render import result_text
 from . import compat
-from .loop import CallsOut, ResultOut
-from .loop.transcript import Exchange, History
-from .toolcalls.model import ToolCall
-from .toolcalls.prompting import result_text
 
 # Shown in the debug view beside a recorded result; the model never reads it.
 DURATION_KEY = "duration_ms"

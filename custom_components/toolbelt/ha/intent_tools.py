@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from .toolcalls.aliases import Alias
+from ..toolcalls.aliases import Alias
 
 # HA intents that change a device's state. HA 2026.10+ says this itself through
 # ToolAnnotations.read_only; older versions only have names.

@@ -10,10 +10,10 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 import openai
 
-from .backend.context_size import async_context_size
-from .backend.openai_compat import OpenAICompatBackend
-from .backend.servers import PLACEHOLDER_API_KEY, ServerKind
-from .const import DEFAULT_REQUEST_TIMEOUT
+from ..backend.context_size import async_context_size
+from ..backend.openai_compat import OpenAICompatBackend
+from ..backend.servers import PLACEHOLDER_API_KEY, ServerKind
+from ..const import DEFAULT_REQUEST_TIMEOUT
 from .server_names import basic_auth_header, spoken_name, without_credentials
 from .settings import server_settings
 

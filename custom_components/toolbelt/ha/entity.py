@@ -21,21 +21,14 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from . import compat
-from .attachments import ImageParts
-from .backend.base import CompletionRequest
-from .backend.errors import BackendAuthError, BackendError
-from .backend.status import refuses_images
-from .const import (
+from ..backend.base import CompletionRequest
+from ..backend.errors import BackendAuthError, BackendError
+from ..backend.status import refuses_images
+from ..const import (
     DOMAIN,
     LOGGER,
 )
-from .entry import ToolbeltConfigEntry
-from .ha_executor import HAExecutor, tool_input
-from .ha_tools import device_guidance
-from .history import recorded_result
-from .large_home import ConversationHomes
-from .loop import (
+from ..loop import (
     AgentState,
     CallsOut,
     ControlOut,
@@ -48,14 +41,21 @@ from .loop import (
     TextOut,
     ToolLoop,
 )
-from .loop.honesty import CommandRecognizer
-from .loop.phrasebook import ENGLISH
-from .loop.takes_control import TakesControl
-from .loop.transcript import History
+from ..loop.honesty import CommandRecognizer
+from ..loop.phrasebook import ENGLISH
+from ..loop.takes_control import TakesControl
+from ..loop.transcript import History
+from ..tools.api import async_record_call
+from . import compat
+from .attachments import ImageParts
+from .entry import ToolbeltConfigEntry
+from .executor import HAExecutor, tool_input
+from .history import recorded_result
+from .intent_tools import device_guidance
+from .large_home import ConversationHomes
 from .server_names import kind_label
 from .settings import agent_settings, loop_settings
 from .spoken import Phrases, SpokenFailure
-from .tools.api import async_record_call
 from .turn_prompt import turn_prompt
 
 # A tool of the agent's own, outside any LLM API: its name, schema and runner.

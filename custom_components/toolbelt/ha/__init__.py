@@ -1,0 +1,1 @@
+"""Home Assistant glue: the agent entity, entry, executor, history and check."""

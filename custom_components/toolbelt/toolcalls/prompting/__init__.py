@@ -1,0 +1,1 @@
+"""Asking for calls: the catalog as prompt text and as decoding constraints."""

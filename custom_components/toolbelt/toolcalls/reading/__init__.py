@@ -1,0 +1,1 @@
+"""Reading calls: JSON and Python call syntax, scans and argument coercion."""

@@ -1,0 +1,1 @@
+"""What people see and hear: cleaning text and deciding what may stream."""
