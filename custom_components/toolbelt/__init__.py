@@ -3,7 +3,7 @@
 This module imports nothing from Home Assistant at import time: importing the
 package must stay cheap and HA-free so that the dialect CLI
 (``python -m custom_components.toolbelt.toolcalls``) runs on a bare Python.
-The HA side of the config entry lives in ``entry.py``.
+The HA side of the config entry lives in ``ha/entry.py``.
 """
 
 from __future__ import annotations

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
-import types
-import typing
 
 import pytest
 
@@ -19,7 +16,6 @@ from custom_components.toolbelt.backend.errors import (
 from custom_components.toolbelt.backend.servers import (
     OTHER,
     SERVER_KINDS,
-    ServerKind,
     get_server_kind,
 )
 from custom_components.toolbelt.ha.server_names import kind_label, spoken_name
@@ -103,37 +99,6 @@ def test_context_overflow_is_told_from_other_refusals(
     from custom_components.toolbelt.backend.status import is_context_overflow
 
     assert is_context_overflow(message) is overflow
-
-
-def _declared(value: object, hint: object) -> bool:
-    """True when ``value`` is of the trait's declared type."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (types.UnionType, typing.Union):
-        return any(_declared(value, arg) for arg in args)
-    if origin is tuple:
-        return isinstance(value, tuple) and all(
-            _declared(item, args[0]) for item in value
-        )
-    if origin is not None:  # Mapping[str, Any]
-        return isinstance(value, origin)
-    if hint is None or hint is type(None):
-        return value is None
-    return isinstance(value, hint)  # type: ignore[arg-type]
-
-
-def test_every_kind_declares_every_trait() -> None:
-    """A quirk is one trait of ServerKind: each kind holds it, of its type."""
-    hints = typing.get_type_hints(ServerKind)
-    traits = [field.name for field in dataclasses.fields(ServerKind)]
-    assert traits == list(hints)
-    undeclared = [
-        (key, trait)
-        for key, kind in SERVER_KINDS.items()
-        for trait in traits
-        if not _declared(getattr(kind, trait), hints[trait])
-    ]
-    assert undeclared == []
-    assert [kind.key for kind in SERVER_KINDS.values()] == list(SERVER_KINDS)
 
 
 @pytest.mark.parametrize(

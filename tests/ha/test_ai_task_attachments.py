@@ -189,3 +189,21 @@ async def test_another_failure_with_an_image_is_not_blamed_on_it(
         "Sorry, the llama.cpp server rejected the request: model 'test-model'"
         " not found."
     )
+
+
+async def test_a_model_that_cannot_see_is_named_in_the_homes_language(
+    hass: HomeAssistant, media: Path, openai_server: OpenAIServer
+) -> None:
+    hass.config.language = "de"
+    _entry, task = await add_task(hass, openai_server, server_kind="llamacpp")
+    openai_server.refuse_images(*LLAMACPP_NO_MMPROJ)
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await look(hass, task, SNAPSHOT)
+
+    assert str(caught.value) == (
+        "Das Modell test-model nimmt keine Bilder an (der llama.cpp-Server hat sie"
+        " abgelehnt). Wähle ein Modell, das Bilder sieht; llama.cpp braucht außerdem"
+        " seine --mmproj-Datei"
+    )
+    assert caught.value.translation_key == "images_refused"

@@ -198,7 +198,7 @@ def test_llama3_content_before_python_tag_and_semicolons() -> None:
 
 
 def test_llama3_call_after_prose_counts() -> None:
-    """Corpus rule 8: a well-formed call to a catalog tool counts wherever it stands."""
+    """A well-formed call to a catalog tool counts wherever it stands."""
     text = 'Turning it on:\n{"name": "HassTurnOn", "parameters": {"name": "x"}}'
     result = parse(text, CATALOG)
     assert _calls(result) == [("HassTurnOn", {"name": "x"})]

@@ -109,7 +109,7 @@ class CompletionRequest:
     max_tokens: int | None = None
     stream: bool = True
     timeout: float | None = None
-    # Decoding constraints (see toolcalls/constraint.py); None sends nothing.
+    # Decoding constraints (see toolcalls/prompting/constraint.py); None sends nothing.
     tool_choice: str | dict[str, Any] | None = None
     response_format: dict[str, Any] | None = None
     grammar: str | None = None

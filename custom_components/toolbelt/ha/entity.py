@@ -51,11 +51,11 @@ from .attachments import ImageParts
 from .entry import ToolbeltConfigEntry
 from .executor import HAExecutor, tool_input
 from .history import recorded_result
-from .intent_tools import device_guidance
+from .intent_tools import device_guidance, is_device_command_name, is_read_only_name
 from .large_home import ConversationHomes
 from .server_names import kind_label
 from .settings import agent_settings, loop_settings
-from .spoken import Phrases, SpokenFailure
+from .spoken import Phrases
 from .turn_prompt import turn_prompt
 
 # A tool of the agent's own, outside any LLM API: its name, schema and runner.
@@ -181,10 +181,14 @@ class ToolbeltLLMEntity(Entity):
         assistant sees (read once per conversation) and the large-home mode.
         """
         llm_api = chat_log.llm_api
-        devices = self._homes.devices(
-            self.hass,
-            chat_log.conversation_id,
-            llm_api.llm_context.assistant if llm_api else None,
+        # Only HA's intent tools and device list depend on the home: a turn
+        # without them (an AI task with only our tools) reads no exposures.
+        devices = (
+            self._homes.devices(
+                self.hass, chat_log.conversation_id, llm_api.llm_context.assistant
+            )
+            if llm_api and any(_is_intent_tool(tool.name) for tool in llm_api.tools)
+            else []
         )
         prompt = turn_prompt(
             self.hass,
@@ -237,13 +241,11 @@ class ToolbeltLLMEntity(Entity):
         A server that refused a task's images says so, with the model's name.
         """
         if images and refuses_images(err.server_message):
-            return SpokenFailure(
-                translation_domain=DOMAIN,
-                translation_key="images_refused",
-                translation_placeholders={
-                    "model": agent_settings(self.subentry.data).model,
-                    "server": err.server,
-                },
+            return phrases.failure(
+                "images_refused",
+                self.entry.runtime_data.kind.key,
+                spoken=False,
+                model=agent_settings(self.subentry.data).model,
             )
         return phrases.server_failure(err, self.entry.runtime_data.kind.key)
 
@@ -282,6 +284,11 @@ class ToolbeltLLMEntity(Entity):
         LOGGER.error(
             "%s on %s: %s", self.subentry.title, self.entry.runtime_data.label, err
         )
+
+
+def _is_intent_tool(name: str) -> bool:
+    """One of HA's own intent tools (a device command or a read)."""
+    return is_device_command_name(name) or is_read_only_name(name)
 
 
 def _guidance(tools: list[dict[str, Any]]) -> str:

@@ -2,7 +2,7 @@
 
 Which tools change a device or only read (by name, for HA versions whose tools
 carry no annotations), their plain names, and the device rules for the system
-prompt. The executor (ha_executor.py) answers the loop's questions from here;
+prompt. The executor (executor.py) answers the loop's questions from here;
 the loop itself knows no HA tool by name.
 """
 

@@ -67,17 +67,31 @@ class Phrases:
 
         A sentence that fell back to English names the server in English too.
         """
-        server = self.server_name(kind, sentence=err.key)
-        return self.say(err.key, **err.placeholders, server=server)
+        return str(self.server_failure(err, kind))
 
     def server_failure(self, err: BackendError, kind: str) -> SpokenFailure:
         """The model server's failure as an error that says ``server_error``."""
+        return self.failure(err.key, kind, **err.placeholders)
+
+    def failure(
+        self, key: str, kind: str, *, spoken: bool = True, **placeholders: str
+    ) -> SpokenFailure:
+        """The sentence ``key`` about a ``kind`` server, as a ``SpokenFailure``.
+
+        Its text names the server as this language does; its placeholders,
+        for a frontend that translates the key itself, name it in English.
+        ``spoken=False``: an error shown, not said, ends as HA renders its
+        own translated errors (without the final period).
+        """
+        text = self.say(
+            key, **placeholders, server=self.server_name(kind, sentence=key)
+        )
         return SpokenFailure(
-            self.server_error(err, kind),
+            text if spoken else text.rstrip("."),
             translation_domain=DOMAIN,
-            translation_key=err.key,
+            translation_key=key,
             translation_placeholders={
-                **err.placeholders,
+                **placeholders,
                 "server": self._english[_message(f"server_name_{kind}")],
             },
         )

@@ -12,7 +12,7 @@ reading that hop's reply:
   attempt at the same reply already said;
 - what the whole reply means: the backend's whole native calls first, then the
   text (``_parse``; parsing is total in ``guard_parse``);
-- what of its final visible text is still unsaid (``_reconcile``): the
+- what of its final visible text is still unsaid (``_finish``, ``_reconcile_tail``): the
   detector's held tail, where the final content continues what was streamed,
   and the rest of a final answer (``Reply.rest``).
 

@@ -295,6 +295,7 @@ WEB_FETCH_TOOL = Tool(
     web_fetch,
     reads=True,
     open_world=True,
+    personal=False,
     prompt="Use `web_fetch` to read a page; cite it as [n].",
     arg_aliases={"link": "url", "href": "url"},
     aliases=(
@@ -317,6 +318,7 @@ TIME_TOOL = Tool(
     current_time,
     name="time",
     reads=True,
+    personal=False,
     returns_outside_data=False,
     aliases=(
         "get_current_time",

@@ -162,6 +162,7 @@ MODEL_TOOL = Tool(
     model,
     reads={"list", "current"},
     arg_aliases={"name": "model", "model_name": "model", "model_id": "model"},
+    personal=False,
     returns_outside_data=False,
     action_aliases={
         "list": ("list_models", "get_models", "available_models"),

@@ -52,7 +52,7 @@ class Tool:
         reads: bool | Collection[str] = False,
         erases: Collection[str] = (),
         open_world: bool = False,
-        personal: bool = False,
+        personal: bool = True,
         returns_outside_data: bool = True,
         prompt: str = "",
         aliases: Collection[str] = (),
@@ -68,7 +68,7 @@ class Tool:
         turn is not recorded in the history).
         open_world: whether it reaches outside the home (HA's annotation).
         personal: whether its arguments hold what people say about themselves
-        (diagnostics show only their length).
+        (diagnostics show only their length); undeclared, they do.
         returns_outside_data: whether a result or an error may carry text from
         outside the home (a page, a search result, a stored memory, a server's
         words) inside an outside-data block. A call whose answer holds one marks

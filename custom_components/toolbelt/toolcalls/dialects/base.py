@@ -32,7 +32,7 @@ class Dialect:
     # on them there and nowhere else.
     start_markers: ClassVar[tuple[str, ...]] = ()
     # Marker-less call openings the parse reads anywhere in prose (a ``[f(``
-    # list, a ``{"name":`` object; ``toolcalls/openers.py``): the streaming
+    # list, a ``{"name":`` object; ``toolcalls/reading/openers.py``): the streaming
     # detector holds from wherever one may begin.
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = ()
     # Cheap pre-filter for chains: parse() can only find something when one of
