@@ -18,7 +18,7 @@ from homeassistant.helpers import llm
 import pytest
 
 from custom_components.toolbelt.const import CONF_LLM_HASS_API, CONF_REQUEST_TIMEOUT
-from custom_components.toolbelt.ha import compat
+from custom_components.toolbelt.ha import compat, large_home
 from tests.ha.conftest import (
     async_add_toolbelt,
     async_converse,
@@ -155,3 +155,50 @@ async def test_a_task_and_an_agent_send_the_same_tools_for_one_api(
     assert task_request.body["tools"] == agent_request.body["tools"]
     # Both send the shortened description, not HA's long one.
     assert sent["function"]["description"] != LongContext.description
+
+
+class Lookup(LongContext):
+    """A tool of another integration: not one of HA's intent tools."""
+
+    name = "lookup_recipe"
+    description = "Finds a recipe."
+
+
+@dataclass(slots=True, kw_only=True)
+class RecipeAPI(llm.API):
+    """An LLM API without HA's intent tools."""
+
+    async def async_get_api_instance(
+        self, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        return llm.APIInstance(self, "", llm_context, [Lookup()])
+
+
+@pytest.mark.parametrize(("api_cls", "reads"), [(RecipeAPI, 0), (ContextAPI, 1)])
+async def test_a_task_reads_the_home_only_with_ha_intent_tools(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    api_cls: type[llm.API],
+    reads: int,
+) -> None:
+    """Exposures shape HA's intent tools; a task without them reads none."""
+    calls: list[str] = []
+    monkeypatch.setattr(
+        large_home,
+        "exposed_devices",
+        lambda hass, assistant: calls.append(assistant) or [],
+    )
+    api = api_cls(hass=hass, id="some_api", name="Some")
+    unregister = llm.async_register_api(hass, api)
+    try:
+        _entry, task = await add_task(hass, openai_server)
+        openai_server.reply_text("Done.")
+        await ai_task.async_generate_data(
+            hass, task_name="t", entity_id=task, instructions="Anything?", llm_api=api
+        )
+    finally:
+        unregister()
+
+    assert len(calls) == reads
