@@ -24,7 +24,12 @@ from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import entity_registry as er, llm
+from homeassistant.helpers import entity_registry as er, frame, llm
+
+# The bridge that lets phcc 0.13.375 run on HA 2026.11 (tests/ha_bridge).
+import tests.ha_bridge.plugin  # noqa: F401
+
+# isort: split
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_test_home_assistant,
@@ -106,6 +111,8 @@ async def main() -> list[tuple[str, float, int, str]]:
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            # phcc 0.13.375 leaves this to its pytest fixture on HA 2026.11.
+            frame.async_setup(hass)
             await _demo_home(hass)
             async with OpenAIServer(models=["bench-model"]) as server:
                 agents = await _agents(hass, server)
