@@ -117,12 +117,14 @@ class LongContext(llm.Tool):
 
 @dataclass(slots=True, kw_only=True)
 class ContextAPI(llm.API):
-    """An LLM API with the one tool above, for an agent and a task alike."""
+    """An LLM API with one tool (the one above), for an agent and a task alike."""
+
+    tool: type[llm.Tool] = LongContext
 
     async def async_get_api_instance(
         self, llm_context: llm.LLMContext
     ) -> llm.APIInstance:
-        return llm.APIInstance(self, "", llm_context, [LongContext()])
+        return llm.APIInstance(self, "", llm_context, [self.tool()])
 
 
 async def test_a_task_and_an_agent_send_the_same_tools_for_one_api(
@@ -164,23 +166,13 @@ class Lookup(LongContext):
     description = "Finds a recipe."
 
 
-@dataclass(slots=True, kw_only=True)
-class RecipeAPI(llm.API):
-    """An LLM API without HA's intent tools."""
-
-    async def async_get_api_instance(
-        self, llm_context: llm.LLMContext
-    ) -> llm.APIInstance:
-        return llm.APIInstance(self, "", llm_context, [Lookup()])
-
-
-@pytest.mark.parametrize(("api_cls", "reads"), [(RecipeAPI, 0), (ContextAPI, 1)])
+@pytest.mark.parametrize(("tool", "reads"), [(Lookup, 0), (LongContext, 1)])
 async def test_a_task_reads_the_home_only_with_ha_intent_tools(
     hass: HomeAssistant,
     ha_ready,
     openai_server: OpenAIServer,
     monkeypatch: pytest.MonkeyPatch,
-    api_cls: type[llm.API],
+    tool: type[llm.Tool],
     reads: int,
 ) -> None:
     """Exposures shape HA's intent tools; a task without them reads none."""
@@ -190,7 +182,7 @@ async def test_a_task_reads_the_home_only_with_ha_intent_tools(
         "exposed_devices",
         lambda hass, assistant: calls.append(assistant) or [],
     )
-    api = api_cls(hass=hass, id="some_api", name="Some")
+    api = ContextAPI(hass=hass, id="some_api", name="Some", tool=tool)
     unregister = llm.async_register_api(hass, api)
     try:
         _entry, task = await add_task(hass, openai_server)

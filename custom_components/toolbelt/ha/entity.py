@@ -51,7 +51,7 @@ from .attachments import ImageParts
 from .entry import ToolbeltConfigEntry
 from .executor import HAExecutor, tool_input
 from .history import recorded_result
-from .intent_tools import device_guidance, is_device_command_name, is_read_only_name
+from .intent_tools import device_guidance, is_intent_tool_name
 from .large_home import ConversationHomes
 from .server_names import kind_label
 from .settings import agent_settings, loop_settings
@@ -187,7 +187,7 @@ class ToolbeltLLMEntity(Entity):
             self._homes.devices(
                 self.hass, chat_log.conversation_id, llm_api.llm_context.assistant
             )
-            if llm_api and any(_is_intent_tool(tool.name) for tool in llm_api.tools)
+            if llm_api and any(is_intent_tool_name(tool.name) for tool in llm_api.tools)
             else []
         )
         prompt = turn_prompt(
@@ -284,11 +284,6 @@ class ToolbeltLLMEntity(Entity):
         LOGGER.error(
             "%s on %s: %s", self.subentry.title, self.entry.runtime_data.label, err
         )
-
-
-def _is_intent_tool(name: str) -> bool:
-    """One of HA's own intent tools (a device command or a read)."""
-    return is_device_command_name(name) or is_read_only_name(name)
 
 
 def _guidance(tools: list[dict[str, Any]]) -> str:

@@ -83,6 +83,11 @@ def is_read_only_name(name: str) -> bool:
     return plain_name(name) in READ_ONLY_TOOLS
 
 
+def is_intent_tool_name(name: str) -> bool:
+    """One of HA's own intent tools: a device command or a read."""
+    return is_device_command_name(name) or is_read_only_name(name)
+
+
 def sent_name(
     name: str, sent: Collection[str], namespace: str | None = None
 ) -> str | None:
