@@ -30,7 +30,7 @@ from custom_components.toolbelt.diagnostics import async_get_config_entry_diagno
 from custom_components.toolbelt.ha.compat import unwrap_tool_result
 from custom_components.toolbelt.tools.api import DATA_TOOLS
 from custom_components.toolbelt.tools.const import API_ID, MEMORY_DB_FILENAME
-from custom_components.toolbelt.tools.sqlite_db import transaction
+from custom_components.toolbelt.tools.sqlite_db import SqliteDatabase, transaction
 from tests.ha.conftest import agent_id, speech
 from tests.ha.test_personal_tools import add_toolbelt, unload
 from tests.openai_server import OpenAIServer
@@ -243,6 +243,55 @@ async def test_an_unload_still_closing_when_ha_stops_is_waited_for(
     assert_all_closed(hass)
     assert await slow_job is True
     assert await unloading is True
+    assert stored_rows(hass, "SELECT content FROM memories") == [
+        ("Bins go out on Tuesday.",)
+    ]
+
+
+async def stage_final_write(hass: HomeAssistant, started_before: set[Any]) -> list[str]:
+    """HA's stop from its final-write stage on: fire the event, wait for the tasks
+    made since the stop began (not ``started_before``), then name the earlier
+    tasks that are still running, which HA logs as cut off."""
+    hass.bus.async_fire_internal(EVENT_HOMEASSISTANT_FINAL_WRITE)
+    await asyncio.sleep(0)
+    while pending := [
+        t for t in hass._tasks - started_before if not t.done()
+    ]:  # the set HA's stop waits for
+        await asyncio.wait(pending)
+    return [t.get_coro().__qualname__ for t in started_before if not t.done()]
+
+
+async def test_a_close_that_has_ended_but_not_returned_when_ha_stops_is_waited_for(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The unload's close has ended on the database thread, but the unload's task
+    has not woken up to return yet (a loop turn or two on a loaded machine; a
+    fresh-clone CI run caught it) when HA's final-write stage begins: the stage
+    still ends only after that task has returned, so HA logs nothing as cut off."""
+    entry = await add_toolbelt(hass, openai_server)
+    api = await kept_api(hass)
+    await call(api, "memory", action="store", content="Bins go out on Tuesday.")
+    stage: list[asyncio.Task[list[str]]] = []
+    close = SqliteDatabase.async_close
+
+    async def close_then_wake_late(self: SqliteDatabase, reason: str) -> None:
+        first = self._closing is None  # only the unload's own close is late
+        await close(self, reason)
+        if first:
+            before = set(hass._tasks)  # HA's stop does not wait for these
+            stage.append(
+                hass.loop.create_task(stage_final_write(hass, before), eager_start=True)
+            )
+            for _ in range(3):
+                await asyncio.sleep(0)
+
+    monkeypatch.setattr(SqliteDatabase, "async_close", close_then_wake_late)
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    assert await stage[0] == []
+    assert_all_closed(hass)
     assert stored_rows(hass, "SELECT content FROM memories") == [
         ("Bins go out on Tuesday.",)
     ]

@@ -13,6 +13,7 @@ HA context id); the caller (user, admin, agent, conversation) is read per call.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -128,6 +129,8 @@ class ToolsHub:
         self._unsub_final_write: Callable[[], None] | None = hass.bus.async_listen_once(
             EVENT_HOMEASSISTANT_FINAL_WRITE, self._async_on_final_write
         )
+        # One future per close in progress, done when that close returns.
+        self._closes: set[asyncio.Future[None]] = set()
         self._unsub_purge: Callable[[], None] | None = async_track_time_interval(
             hass, self._async_purge_now, PURGE_INTERVAL, name="toolbelt history purge"
         )
@@ -158,7 +161,13 @@ class ToolsHub:
 
     async def _async_on_final_write(self, _event: Event) -> None:
         self._unsub_final_write = None
+        # An unload's close may have just ended but not yet returned (its task
+        # wakes a loop turn or two later); HA's stop does not wait for tasks
+        # started before it, so this stage waits until every close has returned.
+        unfinished = list(self._closes)
         await self.async_close(CLOSED_AT_STOP)
+        if unfinished:
+            await asyncio.wait(unfinished)
 
     def settings(self) -> ToolSettings:
         """Settings from the first entry with a tools subentry."""
@@ -199,15 +208,22 @@ class ToolsHub:
         ``reason`` is what a later call is told ("… is closed because …"). The
         final-write listener stays until the close is done: if an unload's close
         is still waiting for the database thread when HA stops (HA waits 10 s for
-        an unload's tasks), the final-write stage waits for that same close.
+        an unload's tasks), the final-write stage waits for that same close, and
+        for this call to return.
         """
-        if self._unsub_purge is not None:
-            self._unsub_purge()
-            self._unsub_purge = None
-        await self._db.async_close(reason)
-        if self._unsub_final_write is not None:
-            self._unsub_final_write()
-            self._unsub_final_write = None
+        returned: asyncio.Future[None] = self.hass.loop.create_future()
+        self._closes.add(returned)
+        try:
+            if self._unsub_purge is not None:
+                self._unsub_purge()
+                self._unsub_purge = None
+            await self._db.async_close(reason)
+            if self._unsub_final_write is not None:
+                self._unsub_final_write()
+                self._unsub_final_write = None
+        finally:
+            self._closes.discard(returned)
+            returned.set_result(None)
 
 
 class ToolbeltToolsAPI(llm.API):
