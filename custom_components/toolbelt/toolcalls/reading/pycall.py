@@ -3,11 +3,17 @@
 Used by pythonic, tool_code, Llama built-ins (``brave_search.call(...)``) and
 the plain ``name(args)`` fallback. Nothing is evaluated: only literals are
 accepted, plus JSON's ``true/false/null`` spellings.
+
+Most replies are plain (``[HassTurnOn(name="kitchen light")]``): one regular
+expression splits those into tokens and a small reader turns them into calls,
+exactly as ``ast`` would, without compiling. Anything else goes to ``ast``.
 """
 
 from __future__ import annotations
 
 import ast
+from keyword import kwlist, softkwlist
+import re
 from typing import Any
 
 from .jsonrepair import MAX_DEPTH
@@ -27,6 +33,132 @@ _NAMED = {
 
 class PyCallError(ValueError):
     """The text is not a call expression made of literals."""
+
+
+# The plain shape most replies take, read in one pass without compiling:
+# calls with keyword or positional arguments whose values are quoted strings
+# without escapes, short decimal numbers, the six names above, lists and
+# string-keyed dicts of those. Anything else (escapes, prefixes, comments,
+# tuples, sets, expressions, odd whitespace, non-ASCII names) is left to ``ast``.
+_TOKENS = re.compile(
+    r"([ \t\n]*)(?:"
+    r"(\"[^\"\\\n\r\x00\ud800-\udfff]*\"|'[^'\\\n\r\x00\ud800-\udfff]*')"  # 1 string
+    r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?)(?![\w.])"  # 2 number
+    r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?![\w.])"  # 3 name
+    r"|([\[\](){},:=])"  # 4 punctuation
+    r"|(.))",  # 5 anything else
+    re.S,
+)
+_END = ("", "", "", "", "", "end")
+_STATEMENT_BREAK = re.compile(r"(?:[ \t]*\n)+")
+# Names ``ast`` reads otherwise (keywords; ``print(call(...))`` is unwrapped).
+_RESERVED = frozenset((*kwlist, *softkwlist, "print"))
+_MAX_NESTING = 16  # well under MAX_DEPTH: deeper values take the ``ast`` path
+
+
+class _Unsure(Exception):
+    """Not the plain shape: ``ast`` decides (caught in ``_plain_calls``)."""
+
+
+type _Token = tuple[str, str, str, str, str, str]
+
+
+def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
+    _, text, number, name, punct, _ = tokens[i]
+    if text:
+        return text[1:-1], i + 1
+    if number:
+        return (float(number) if "." in number else int(number)), i + 1
+    if name in _NAMED:
+        return _NAMED[name], i + 1
+    if depth < _MAX_NESTING and punct == "[":
+        items = []
+        i += 1
+        while tokens[i][4] != "]":
+            item, i = _plain_value(tokens, i, depth + 1)
+            items.append(item)
+            if tokens[i][4] == ",":
+                i += 1
+            elif tokens[i][4] != "]":
+                raise _Unsure
+        return items, i + 1
+    if depth < _MAX_NESTING and punct == "{":
+        result: dict[str, Any] = {}
+        i += 1
+        while tokens[i][4] != "}":
+            key = tokens[i][1]
+            if not key or tokens[i + 1][4] != ":":
+                raise _Unsure
+            result[key[1:-1]], i = _plain_value(tokens, i + 2, depth + 1)
+            if tokens[i][4] == ",":
+                i += 1
+            elif tokens[i][4] != "}":
+                raise _Unsure
+        return result, i + 1
+    raise _Unsure
+
+
+def _plain_call(
+    tokens: list[_Token], i: int
+) -> tuple[tuple[str, dict[str, Any], list[Any]], int]:
+    name = tokens[i][3]
+    opening = tokens[i + 1]
+    if not name or opening[4] != "(" or opening[0]:
+        raise _Unsure
+    if any(part in _RESERVED for part in name.split(".")):
+        raise _Unsure
+    i += 2
+    kwargs: dict[str, Any] = {}
+    positional: list[Any] = []
+    while tokens[i][4] != ")":
+        key = tokens[i][3]
+        if key and tokens[i + 1][4] == "=":
+            if key in kwargs or key in _RESERVED or "." in key:
+                raise _Unsure
+            kwargs[key], i = _plain_value(tokens, i + 2, 0)
+        elif kwargs:
+            raise _Unsure  # positional after keyword: a SyntaxError for ``ast``
+        else:
+            value, i = _plain_value(tokens, i, 0)
+            positional.append(value)
+        if tokens[i][4] == ",":
+            i += 1
+        elif tokens[i][4] != ")":
+            raise _Unsure
+    if name.endswith(".call"):
+        name = name[: -len(".call")]
+    return (name, kwargs, positional), i + 1
+
+
+def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
+    """The calls of a plain-shaped ``source`` exactly as ``ast`` reads them, or
+    None when the shape is not the plain one (then ``ast`` decides).
+    """
+    tokens: list[_Token] = _TOKENS.findall(source)
+    last = len(tokens)
+    tokens += (_END, _END)  # every look-ahead lands on a token that fits nowhere
+    calls: list[tuple[str, dict[str, Any], list[Any]]] = []
+    i = 0
+    try:
+        while i < last:
+            if i and not _STATEMENT_BREAK.fullmatch(tokens[i][0]):
+                return None  # statements are whole lines
+            if tokens[i][4] != "[":
+                call, i = _plain_call(tokens, i)
+                calls.append(call)
+                continue
+            i += 1
+            while tokens[i][4] != "]":
+                call, i = _plain_call(tokens, i)
+                calls.append(call)
+                if tokens[i][4] == ",":
+                    i += 1
+                elif tokens[i][4] != "]":
+                    return None
+            i += 1
+    except _Unsure:
+        return None
+    return calls
 
 
 def _literal(node: ast.AST, depth: int = 0) -> Any:
@@ -101,6 +233,11 @@ def parse_python_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]
     source = source.strip()
     if not source or len(source) > 100_000:
         raise PyCallError("empty or oversized")
+    plain = _plain_calls(source)
+    return plain if plain is not None else _ast_calls(source)
+
+
+def _ast_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]]:
     try:
         tree = ast.parse(source, mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
