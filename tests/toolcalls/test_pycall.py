@@ -56,12 +56,14 @@ NOT_PLAIN = [
     "f(a=1.)",
     "f(a=- 5)",
     "f(a=-True)",
+    "f(a=u'x')",
+    "f(a=rb'x')",
+    "f(a=f'{x}')",
+    "f(a=u'\\n')",
     "f(a=1234567890123456)",  # more digits than the plain reader takes
     "f(a=(1, 2))",
     "f(a={1, 2})",
     "f(a={1: 2})",
-    "f(a=x)",
-    "f(a=porch light)",
     "f(a=1, a=2)",  # repeated keyword: a SyntaxError
     "f(a=1, 2)",  # positional after keyword: a SyntaxError
     "f(class=1)",
@@ -88,12 +90,38 @@ NOT_PLAIN = [
 ]
 
 
+# A value that starts with a name: never a literal, refused without ``ast``.
+BARE_NAMES = [
+    "f(a=x)",
+    "[HassTurnOn(name='kitchen light'), HassTurnOff(name=porch light)]",
+    "f(a=x.y)",
+    "f(a=x(1))",
+    "f(a=x if True else 1)",
+    "f(x for x in [1])",
+    "f(a=lambda: 1)",
+    "f(a=not True)",
+    "f(a=[1, {'b': match}])",
+    "f(a=Trueish)",
+    "f(a=x\n",
+    "f(a=x\\\n)",
+]
+
+
 @pytest.mark.parametrize("source", PLAIN)
 def test_plain_calls_read_in_one_pass_as_ast_reads_them(source):
     plain = pycall._plain_calls(source)
     assert plain is not None
     assert repr(plain) == _by_ast(source)
     assert repr(parse_python_calls(source)) == _by_ast(source)
+
+
+@pytest.mark.parametrize("source", BARE_NAMES)
+def test_bare_names_are_refused_without_ast(source):
+    with pytest.raises(pycall._NotLiteral):
+        pycall._plain_calls(source)
+    with pytest.raises(PyCallError):
+        parse_python_calls(source)
+    assert _by_ast(source) == "refused"
 
 
 @pytest.mark.parametrize("source", NOT_PLAIN)
@@ -126,6 +154,10 @@ _ATOMS = st.sampled_from(
         "null",
         "x",
         "u'x'",
+        "x y",
+        "x.y",
+        "x(1)",
+        "b'x'",
         "[]",
         "{}",
         "[1,]",
@@ -165,6 +197,10 @@ def _call_like(draw: st.DrawFn) -> str:
 @given(_call_like())
 @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 def test_whatever_the_plain_reader_returns_is_what_ast_reads(source):
-    plain = pycall._plain_calls(source)
+    try:
+        plain = pycall._plain_calls(source)
+    except pycall._NotLiteral:
+        assert _by_ast(source) == "refused"
+        return
     if plain is not None:
         assert repr(plain) == _by_ast(source)

@@ -50,6 +50,7 @@ _TOKENS = re.compile(
     re.S,
 )
 _END = ("", "", "", "", "", "end")
+_QUOTES = frozenset("'\"")
 _STATEMENT_BREAK = re.compile(r"(?:[ \t]*\n)+")
 # Names ``ast`` reads otherwise (keywords; ``print(call(...))`` is unwrapped).
 _RESERVED = frozenset((*kwlist, *softkwlist, "print"))
@@ -58,6 +59,13 @@ _MAX_NESTING = 16  # well under MAX_DEPTH: deeper values take the ``ast`` path
 
 class _Unsure(Exception):
     """Not the plain shape: ``ast`` decides (caught in ``_plain_calls``)."""
+
+
+class _NotLiteral(Exception):
+    """A value that starts with a name (``name=porch light``): whatever follows,
+    ``ast`` reads a name or an expression there, never a literal, so the text
+    is refused without compiling it (caught in ``parse_python_calls``).
+    """
 
 
 type _Token = tuple[str, str, str, str, str, str]
@@ -69,8 +77,13 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
         return text[1:-1], i + 1
     if number:
         return (float(number) if "." in number else int(number)), i + 1
-    if name in _NAMED:
-        return _NAMED[name], i + 1
+    if name:
+        if name in _NAMED:
+            return _NAMED[name], i + 1
+        glued = tokens[i + 1]
+        if not glued[0] and (glued[1] or glued[5] in _QUOTES):
+            raise _Unsure  # a string prefix: u'x', b'x', f'x'
+        raise _NotLiteral
     if depth < _MAX_NESTING and punct == "[":
         items = []
         i += 1
@@ -132,7 +145,8 @@ def _plain_call(
 
 def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
     """The calls of a plain-shaped ``source`` exactly as ``ast`` reads them, or
-    None when the shape is not the plain one (then ``ast`` decides).
+    None when the shape is not the plain one (then ``ast`` decides). Raises
+    ``_NotLiteral`` where a value is a bare name, which ``ast`` refuses too.
     """
     tokens: list[_Token] = _TOKENS.findall(source)
     last = len(tokens)
@@ -233,7 +247,10 @@ def parse_python_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]
     source = source.strip()
     if not source or len(source) > 100_000:
         raise PyCallError("empty or oversized")
-    plain = _plain_calls(source)
+    try:
+        plain = _plain_calls(source)
+    except _NotLiteral:
+        raise PyCallError("not a literal: a name") from None
     return plain if plain is not None else _ast_calls(source)
 
 
