@@ -94,6 +94,19 @@ def python_calls(
                     result.append(RejectedCall(name=item.name, raw=raw, reason=reason))
                 else:
                     parsed.append(item)
+    result.extend(_read_calls(catalog, parsed, raw=raw, coerce=coerce))
+    return result
+
+
+def _read_calls(
+    catalog: Catalog,
+    parsed: list[tuple[str, dict[str, Any], list[Any]]],
+    *,
+    raw: str,
+    coerce: bool = False,
+) -> list[ToolCall | RejectedCall]:
+    """Calls (or refusals) from ``(name, kwargs, positional)`` already read."""
+    result: list[ToolCall | RejectedCall] = []
     for name, kwargs, positional in parsed:
         if not _json_safe([kwargs, positional]):
             reason = "argument values must be plain literals (text, numbers, lists)"
@@ -281,7 +294,7 @@ class PythonicDialect(Dialect):
                 continue
             if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
                 continue
-            calls = python_calls(catalog, text[start:end], raw=text[start:end])
+            calls = _read_calls(catalog, parsed, raw=text[start:end])
             found.extend(Found(start, end, c) for c in calls)
         return found
 
@@ -300,7 +313,7 @@ class PythonicDialect(Dialect):
             return []
         if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
             return []
-        calls = python_calls(catalog, body, raw=body)
+        calls = _read_calls(catalog, parsed, raw=body)
         return [Found(start, start + len(body), c) for c in calls]
 
     @override
