@@ -90,8 +90,9 @@ NOT_PLAIN = [
 ]
 
 
-# A value that starts with a name: never a literal, refused without ``ast``.
-BARE_NAMES = [
+# Refused without ``ast``: a value that starts with a name (never a literal),
+# a bracket that closes what is not open (Python's tokenizer stops there).
+REFUSED = [
     "f(a=x)",
     "[HassTurnOn(name='kitchen light'), HassTurnOff(name=porch light)]",
     "f(a=x.y)",
@@ -104,6 +105,15 @@ BARE_NAMES = [
     "f(a=Trueish)",
     "f(a=x\n",
     "f(a=x\\\n)",
+    "HassLightSet(brightness=1])",
+    "[HassLightSet(brightness=1}]",
+    "f(a=[1, 2)",
+    "f(a={'b': 1])",
+    "f(a=)",
+    "f(a=1, b=]",
+    "[f(a=1))",
+    "[f(a=1), )]",
+    ")",
 ]
 
 
@@ -115,9 +125,9 @@ def test_plain_calls_read_in_one_pass_as_ast_reads_them(source):
     assert repr(parse_python_calls(source)) == _by_ast(source)
 
 
-@pytest.mark.parametrize("source", BARE_NAMES)
-def test_bare_names_are_refused_without_ast(source):
-    with pytest.raises(pycall._NotLiteral):
+@pytest.mark.parametrize("source", REFUSED)
+def test_what_python_refuses_whatever_follows_is_refused_without_ast(source):
+    with pytest.raises(pycall._Refused):
         pycall._plain_calls(source)
     with pytest.raises(PyCallError):
         parse_python_calls(source)
@@ -169,7 +179,9 @@ _ATOMS = st.sampled_from(
     ]
 )
 _NAMES = st.sampled_from(["f", "HassTurnOn", "a.b", "x.call", "print", "None", "if"])
-_GLUE = st.sampled_from(["", " ", "\n", "\t", "\r", ",", ", ", "=", ";", "#", "\\"])
+_GLUE = st.sampled_from(
+    ["", " ", "\n", "\t", "\r", ",", ", ", "=", ";", "#", "\\", ")", "]", "}", "["]
+)
 
 
 @st.composite
@@ -199,7 +211,7 @@ def _call_like(draw: st.DrawFn) -> str:
 def test_whatever_the_plain_reader_returns_is_what_ast_reads(source):
     try:
         plain = pycall._plain_calls(source)
-    except pycall._NotLiteral:
+    except pycall._Refused:
         assert _by_ast(source) == "refused"
         return
     if plain is not None:

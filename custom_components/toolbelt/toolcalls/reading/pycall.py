@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from keyword import kwlist, softkwlist
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from .jsonrepair import MAX_DEPTH
 from .numbers import int_fits
@@ -51,6 +51,7 @@ _TOKENS = re.compile(
 )
 _END = ("", "", "", "", "", "end")
 _QUOTES = frozenset("'\"")
+_CLOSERS = frozenset(")]}")
 _STATEMENT_BREAK = re.compile(r"(?:[ \t]*\n)+")
 # Names ``ast`` reads otherwise (keywords; ``print(call(...))`` is unwrapped).
 _RESERVED = frozenset((*kwlist, *softkwlist, "print"))
@@ -61,14 +62,22 @@ class _Unsure(Exception):
     """Not the plain shape: ``ast`` decides (caught in ``_plain_calls``)."""
 
 
-class _NotLiteral(Exception):
-    """A value that starts with a name (``name=porch light``): whatever follows,
-    ``ast`` reads a name or an expression there, never a literal, so the text
-    is refused without compiling it (caught in ``parse_python_calls``).
+class _Refused(Exception):
+    """Text ``ast`` refuses whatever follows, so it is never compiled (caught in
+    ``parse_python_calls``): a value that starts with a name (``name=porch
+    light``: a name or an expression, never a literal) or a bracket that closes
+    what is not open (``brightness=1])``: Python's tokenizer stops there).
     """
 
 
 type _Token = tuple[str, str, str, str, str, str]
+
+
+def _stop(token: _Token) -> NoReturn:
+    """The reader cannot go on at ``token``: refused or left to ``ast``."""
+    if token[4] in _CLOSERS:
+        raise _Refused("not Python: a bracket does not match")
+    raise _Unsure
 
 
 def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
@@ -83,7 +92,7 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
         glued = tokens[i + 1]
         if not glued[0] and (glued[1] or glued[5] in _QUOTES):
             raise _Unsure  # a string prefix: u'x', b'x', f'x'
-        raise _NotLiteral
+        raise _Refused("not a literal: a name")
     if depth < _MAX_NESTING and punct == "[":
         items = []
         i += 1
@@ -93,7 +102,7 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
             if tokens[i][4] == ",":
                 i += 1
             elif tokens[i][4] != "]":
-                raise _Unsure
+                _stop(tokens[i])
         return items, i + 1
     if depth < _MAX_NESTING and punct == "{":
         result: dict[str, Any] = {}
@@ -106,9 +115,9 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
             if tokens[i][4] == ",":
                 i += 1
             elif tokens[i][4] != "}":
-                raise _Unsure
+                _stop(tokens[i])
         return result, i + 1
-    raise _Unsure
+    _stop(tokens[i])
 
 
 def _plain_call(
@@ -116,7 +125,9 @@ def _plain_call(
 ) -> tuple[tuple[str, dict[str, Any], list[Any]], int]:
     name = tokens[i][3]
     opening = tokens[i + 1]
-    if not name or opening[4] != "(" or opening[0]:
+    if not name:
+        _stop(tokens[i])
+    if opening[4] != "(" or opening[0]:
         raise _Unsure
     if any(part in _RESERVED for part in name.split(".")):
         raise _Unsure
@@ -137,7 +148,7 @@ def _plain_call(
         if tokens[i][4] == ",":
             i += 1
         elif tokens[i][4] != ")":
-            raise _Unsure
+            _stop(tokens[i])
     if name.endswith(".call"):
         name = name[: -len(".call")]
     return (name, kwargs, positional), i + 1
@@ -146,7 +157,7 @@ def _plain_call(
 def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
     """The calls of a plain-shaped ``source`` exactly as ``ast`` reads them, or
     None when the shape is not the plain one (then ``ast`` decides). Raises
-    ``_NotLiteral`` where a value is a bare name, which ``ast`` refuses too.
+    ``_Refused`` for text ``ast`` refuses too.
     """
     tokens: list[_Token] = _TOKENS.findall(source)
     last = len(tokens)
@@ -168,7 +179,7 @@ def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | N
                 if tokens[i][4] == ",":
                     i += 1
                 elif tokens[i][4] != "]":
-                    return None
+                    _stop(tokens[i])
             i += 1
     except _Unsure:
         return None
@@ -249,8 +260,8 @@ def parse_python_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]
         raise PyCallError("empty or oversized")
     try:
         plain = _plain_calls(source)
-    except _NotLiteral:
-        raise PyCallError("not a literal: a name") from None
+    except _Refused as err:
+        raise PyCallError(str(err)) from None
     return plain if plain is not None else _ast_calls(source)
 
 
