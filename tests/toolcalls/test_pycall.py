@@ -41,25 +41,24 @@ PLAIN = [
     "tools.HassTurnOn(name='x',)",
     "f(a=\"it's\", b='say \"hi\"', c='é 北京 \x7f \u2028')",
     "[]",
+    r"""f(a='Ben\'s "special" sauce', b="say \"hi\"", c='\\n\n\t\r')""",
+    "f(a=b'x', b=u'y', c=R'z', d=Rb'w', e=bR'')",
+    "f(a=1e5, b=-1E+05, c=1e999, d=-1e999, e=0e0, f=2.5e-3)",
 ]
 
 # Shapes ``ast`` must decide (some it reads, some it refuses).
 NOT_PLAIN = [
-    "f(a='\\n')",  # an escape
-    "f(a=b'x')",  # a prefix
-    "f(a=u'x')",
     "f(a='a' 'b')",  # implicit concatenation
     "f(a=07)",  # leading zero: a SyntaxError
     "f(a=1_000)",
-    "f(a=1e5)",
     "f(a=0x10)",
     "f(a=1.)",
     "f(a=- 5)",
     "f(a=-True)",
-    "f(a=u'x')",
-    "f(a=rb'x')",
-    "f(a=f'{x}')",
-    "f(a=u'\\n')",
+    "f(a=u'\\n')",  # a prefix and an escape
+    "f(a='\\x41')",  # an escape the plain reader leaves to ``ast``
+    "f(a='\\N{BULLET}')",
+    "f(a=b'é')",
     "f(a=1234567890123456)",  # more digits than the plain reader takes
     "f(a=(1, 2))",
     "f(a={1, 2})",
@@ -114,6 +113,13 @@ REFUSED = [
     "[f(a=1))",
     "[f(a=1), )]",
     ")",
+    "f(a=f'{x}')",
+    "f(a=f'x')",
+    "f(a=t'x')",
+    "f(a=rf'x\\n')",
+    "f(a=x'y')",
+    "f(a=ur'y')",
+    "f(a=a.b'y')",
 ]
 
 
@@ -164,6 +170,13 @@ _ATOMS = st.sampled_from(
         "null",
         "x",
         "u'x'",
+        "b'x'",
+        "f'x'",
+        "'\\''",
+        '"\\n\\\\"',
+        "'\\x41'",
+        "1e5",
+        "-1E-5",
         "x y",
         "x.y",
         "x(1)",

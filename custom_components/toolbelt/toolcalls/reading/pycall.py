@@ -37,13 +37,15 @@ class PyCallError(ValueError):
 
 # The plain shape most replies take, read in one pass without compiling:
 # calls with keyword or positional arguments whose values are quoted strings
-# without escapes, short decimal numbers, the six names above, lists and
-# string-keyed dicts of those. Anything else (escapes, prefixes, comments,
-# tuples, sets, expressions, odd whitespace, non-ASCII names) is left to ``ast``.
+# (escapes ``\\ \' \" \n \t \r`` only), short decimal numbers, the six names
+# above, lists and string-keyed dicts of those. Anything else (other escapes,
+# comments, tuples, sets, expressions, odd whitespace, non-ASCII names) is left
+# to ``ast``.
 _TOKENS = re.compile(
     r"([ \t\n]*)(?:"
-    r"(\"[^\"\\\n\r\x00\ud800-\udfff]*\"|'[^'\\\n\r\x00\ud800-\udfff]*')"  # 1 string
-    r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?)(?![\w.])"  # 2 number
+    r"(\"[^\"\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^\"\\\n\r\x00\ud800-\udfff]*)*\""
+    r"|'[^'\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^'\\\n\r\x00\ud800-\udfff]*)*')"  # 1
+    r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?)(?![\w.])"  # 2
     r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?![\w.])"  # 3 name
     r"|([\[\](){},:=])"  # 4 punctuation
     r"|(.))",  # 5 anything else
@@ -51,6 +53,12 @@ _TOKENS = re.compile(
 )
 _END = ("", "", "", "", "", "end")
 _QUOTES = frozenset("'\"")
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
+# String prefixes, lower-cased: text, bytes, and f/t-strings (never literals).
+_TEXT_PREFIXES = frozenset(("u", "r"))
+_BYTES_PREFIXES = frozenset(("b", "br", "rb"))
+_FORMAT_PREFIXES = frozenset(("f", "fr", "rf", "t", "tr", "rt"))
 _CLOSERS = frozenset(")]}")
 _STATEMENT_BREAK = re.compile(r"(?:[ \t]*\n)+")
 # Names ``ast`` reads otherwise (keywords; ``print(call(...))`` is unwrapped).
@@ -80,19 +88,44 @@ def _stop(token: _Token) -> NoReturn:
     raise _Unsure
 
 
+def _text(token: str) -> str:
+    body = token[1:-1]
+    if "\\" in body:
+        return _ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], body)
+    return body
+
+
+def _prefixed(name: str, glued: _Token) -> str | bytes:
+    """A string with a prefix (``u'x'``, ``b'x'``); any other name is refused."""
+    if glued[0] or not (glued[1] or glued[5] in _QUOTES):
+        raise _Refused("not a literal: a name")
+    prefix = name.lower()
+    text = glued[1]
+    if text and "\\" not in text:
+        if prefix in _TEXT_PREFIXES:
+            return text[1:-1]
+        if prefix in _BYTES_PREFIXES and text.isascii():
+            return text[1:-1].encode()
+    if prefix in _FORMAT_PREFIXES:
+        raise _Refused("not a literal: a formatted string")
+    if prefix in _TEXT_PREFIXES or prefix in _BYTES_PREFIXES:
+        raise _Unsure
+    raise _Refused("not Python: a name before a string")
+
+
 def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
     _, text, number, name, punct, _ = tokens[i]
     if text:
-        return text[1:-1], i + 1
+        return _text(text), i + 1
     if number:
-        return (float(number) if "." in number else int(number)), i + 1
+        if number.isdigit() or (number[0] == "-" and number[1:].isdigit()):
+            return int(number), i + 1
+        return float(number), i + 1
     if name:
         if name in _NAMED:
             return _NAMED[name], i + 1
-        glued = tokens[i + 1]
-        if not glued[0] and (glued[1] or glued[5] in _QUOTES):
-            raise _Unsure  # a string prefix: u'x', b'x', f'x'
-        raise _Refused("not a literal: a name")
+        return _prefixed(name, tokens[i + 1]), i + 2
+
     if depth < _MAX_NESTING and punct == "[":
         items = []
         i += 1
