@@ -56,15 +56,23 @@ _MAX_MIDTEXT_TRIES = 20
 
 def _json_safe(value: Any) -> bool:
     """Only values JSON can carry: no bytes, complex numbers or infinities."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, list):
-        return all(_json_safe(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
-    return False
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if item is None or isinstance(item, (str, int)):  # bool is an int
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, list):
+            pending += item
+        elif isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            pending += item.values()
+        else:
+            return False
+    return True
 
 
 def python_calls(
