@@ -6,7 +6,7 @@ a ```` ```python ```` fence between those tokens). Without markers a list only c
 at the start of the reply, or later when every name in it is a catalog tool; a
 bare ``name(args)`` counts only when it is the whole reply and names a
 catalog tool, so prose like "The GetLiveContext() tool returns…" stays prose.
-Values are read with ``ast`` (literals only); nothing is evaluated.
+Values are read as literals only (``reading/pycall.py``); nothing is evaluated.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def python_calls(
 ) -> list[ToolCall | RejectedCall]:
     """Calls from Python call syntax; raises ``PyCallError`` if it is not that.
 
-    Strict ``ast`` first; the forgiving reader only when that fails; then each
+    Strict (``parse_python_calls``) first; the forgiving reader only when that fails; then each
     call of the list on its own, when at least one of them is a readable call
     to a catalog tool: the unreadable ones are refused with their reason and
     the good ones kept (one slip does not lose the whole list).
