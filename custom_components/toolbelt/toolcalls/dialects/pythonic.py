@@ -80,10 +80,10 @@ def python_calls(
 ) -> list[ToolCall | RejectedCall]:
     """Calls from Python call syntax; raises ``PyCallError`` if it is not that.
 
-    Strict (``parse_python_calls``) first; the forgiving reader only when that fails; then each
-    call of the list on its own, when at least one of them is a readable call
-    to a catalog tool: the unreadable ones are refused with their reason and
-    the good ones kept (one slip does not lose the whole list).
+    Strict (``parse_python_calls``) first; the forgiving reader only when that
+    fails; then each call of the list on its own, when at least one of them is
+    a readable call to a catalog tool: the unreadable ones are refused with
+    their reason and the good ones kept (one slip does not lose the whole list).
     """
     result: list[ToolCall | RejectedCall] = []
     try:
