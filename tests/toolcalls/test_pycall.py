@@ -44,6 +44,9 @@ PLAIN = [
     r"""f(a='Ben\'s "special" sauce', b="say \"hi\"", c='\\n\n\t\r')""",
     "f(a=b'x', b=u'y', c=R'z', d=Rb'w', e=bR'')",
     "f(a=1e5, b=-1E+05, c=1e999, d=-1e999, e=0e0, f=2.5e-3)",
+    "f(a=" + "[" * 65 + "]" * 65 + ")",  # as deep as MAX_DEPTH allows
+    "f(a=" + "[" * 63 + "-1" + "]" * 63 + ")",
+    "f(a=" + "{'k': " * 64 + "1" + "}" * 64 + ")",
 ]
 
 # Shapes ``ast`` must decide (some it reads, some it refuses).
@@ -85,7 +88,7 @@ NOT_PLAIN = [
     "f(**k)",
     "f(a=[1,,2])",
     "[f(a=1) g(b=2)]",
-    "f(a=" + "[" * 20 + "]" * 20 + ")",
+    "f(a='" + "x" * 1000 + "')",  # long text: ``ast`` stops at its first error
 ]
 
 
@@ -120,6 +123,10 @@ REFUSED = [
     "f(a=x'y')",
     "f(a=ur'y')",
     "f(a=a.b'y')",
+    "f(a=" + "[" * 66 + "]" * 66 + ")",  # deeper than MAX_DEPTH
+    "f(a=" + "[" * 64 + "-1" + "]" * 64 + ")",  # the sign is one more level
+    "f(a=" + "{'k': " * 64 + "-1" + "}" * 64 + ")",
+    "[f(a=" + "[" * 200 + "]" * 200 + "), g(b=1)]",
 ]
 
 

@@ -52,6 +52,9 @@ _TOKENS = re.compile(
     re.S,
 )
 _END = ("", "", "", "", "", "end")
+# Longer text goes to ``ast``, which stops at its first error where this reader
+# splits the whole text into tokens first (a reply's calls are far shorter).
+_PLAIN_MAX = 1_000
 _QUOTES = frozenset("'\"")
 _ESCAPE = re.compile(r"\\(.)")
 _ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
@@ -63,7 +66,6 @@ _CLOSERS = frozenset(")]}")
 _STATEMENT_BREAK = re.compile(r"(?:[ \t]*\n)+")
 # Names ``ast`` reads otherwise (keywords; ``print(call(...))`` is unwrapped).
 _RESERVED = frozenset((*kwlist, *softkwlist, "print"))
-_MAX_NESTING = 16  # well under MAX_DEPTH: deeper values take the ``ast`` path
 
 
 class _Unsure(Exception):
@@ -73,8 +75,9 @@ class _Unsure(Exception):
 class _Refused(Exception):
     """Text ``ast`` refuses whatever follows, so it is never compiled (caught in
     ``parse_python_calls``): a value that starts with a name (``name=porch
-    light``: a name or an expression, never a literal) or a bracket that closes
-    what is not open (``brightness=1])``: Python's tokenizer stops there).
+    light``: a name or an expression, never a literal), a bracket that closes
+    what is not open (``brightness=1])``: Python's tokenizer stops there), a
+    value nested deeper than ``MAX_DEPTH``.
     """
 
 
@@ -114,7 +117,11 @@ def _prefixed(name: str, glued: _Token) -> str | bytes:
 
 
 def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
+    """The value at ``tokens[i]``, nested ``depth`` deep, as ``_literal`` counts
+    (a sign is one more level there)."""
     _, text, number, name, punct, _ = tokens[i]
+    if depth > MAX_DEPTH or (depth == MAX_DEPTH and number[:1] == "-"):
+        raise _Refused(f"nested deeper than {MAX_DEPTH} levels")
     if text:
         return _text(text), i + 1
     if number:
@@ -126,7 +133,7 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
             return _NAMED[name], i + 1
         return _prefixed(name, tokens[i + 1]), i + 2
 
-    if depth < _MAX_NESTING and punct == "[":
+    if punct == "[":
         items = []
         i += 1
         while tokens[i][4] != "]":
@@ -137,7 +144,7 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
             elif tokens[i][4] != "]":
                 _stop(tokens[i])
         return items, i + 1
-    if depth < _MAX_NESTING and punct == "{":
+    if punct == "{":
         result: dict[str, Any] = {}
         i += 1
         while tokens[i][4] != "}":
@@ -192,6 +199,8 @@ def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | N
     None when the shape is not the plain one (then ``ast`` decides). Raises
     ``_Refused`` for text ``ast`` refuses too.
     """
+    if len(source) > _PLAIN_MAX:
+        return None
     tokens: list[_Token] = _TOKENS.findall(source)
     last = len(tokens)
     tokens += (_END, _END)  # every look-ahead lands on a token that fits nowhere
