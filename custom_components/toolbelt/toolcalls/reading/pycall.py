@@ -132,7 +132,6 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
         if name in _NAMED:
             return _NAMED[name], i + 1
         return _prefixed(name, tokens[i + 1]), i + 2
-
     if punct == "[":
         items = []
         i += 1
