@@ -536,5 +536,5 @@ def test_prompt_lists_every_tool_once_and_shows_the_format(dialect: str) -> None
     shown = (*found.markers, *found.start_markers, *found.triggers)
     opening = WIRE[dialect][: WIRE[dialect].index("HassTurnOn")]
     assert opening in prompt or any(
-        mark in prompt for mark in shown if mark not in ("{", "[")
+        mark in prompt for mark in shown if mark not in ("{", "[", "\n")
     )

@@ -102,6 +102,7 @@ class CommandRDialect(Dialect):
     name = "command_r"
     markers = ("<|START_ACTION|>",)
     triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+    cleans = ("<co", "</co")
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

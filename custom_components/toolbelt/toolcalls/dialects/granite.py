@@ -50,6 +50,7 @@ class GraniteDialect(Dialect):
         "&lt;|tool_call|&gt;",
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
+    cleans = ("<|tool_call|>", "<response>", "</response>")
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

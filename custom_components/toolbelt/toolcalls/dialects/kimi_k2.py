@@ -75,6 +75,7 @@ class KimiK2Dialect(Dialect):
     name = "kimi_k2"
     markers = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", _BEGIN)
     triggers = ("<|tool_call",)
+    cleans = (_ARGS,)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
