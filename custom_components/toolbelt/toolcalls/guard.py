@@ -11,7 +11,9 @@ nor run long on hostile input. ``Dialect`` wraps each subclass's ``parse`` with
 - turns any exception (a parser bug, ``RecursionError``, ``MemoryError``) into a
   refused call with the reason, so the turn goes on.
 
-Every scan below it is linear, so the bound is also a bound on time.
+Every scan below it is linear, so the bound is also a bound on time. A chain
+keeps the same promise for its members (``unguarded``, ``parse_failed``): its
+own parse is guarded once per reply, each member's failure is caught alone.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def guard_parse(parse: Parse) -> Parse:
         token = start_json5_budget()
         try:
             return parse(self, text, catalog)
-        except Exception as err:  # the one place a parse may fail
+        except Exception as err:  # a parser bug: refused, and the turn goes on
             return parse_failed(self, text, err)
         finally:
             if token is not None:
