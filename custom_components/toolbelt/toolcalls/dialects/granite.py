@@ -50,6 +50,23 @@ class GraniteDialect(Dialect):
         "&lt;|tool_call|&gt;",
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
+    cleans = ("<|tool_call|>", "<response>", "</response>")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """Its own tokens, or a ``<tool_call>`` body that is not one strict JSON
+        object (that body is Hermes's)."""
+        if "<|tool_call|>" in text or "<function_call>" in text or "&lt;" in text:
+            return True
+        for _, body_start, body_end, _ in tag_blocks(
+            text, "<tool_call>", "</tool_call>"
+        ):
+            body = skip_ws(text, body_start)
+            if not text.startswith("{", body) or not _strict_json(
+                text[body:body_end].strip()
+            ):
+                return True
+        return False
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
