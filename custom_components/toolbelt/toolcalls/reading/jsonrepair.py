@@ -22,11 +22,13 @@ from typing import Any
 
 import json5
 
+from .memo import memoized
 from .numbers import NumberTooLongError, read_number
 
 __all__ = [
     "LooseJSONError",
     "TruncatedJSONError",
+    "bracket_end",
     "decode_arguments",
     "end_json5_budget",
     "find_json_end",
@@ -370,19 +372,24 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
-_DECODER = json.JSONDecoder()
+# The C scanner behind ``json.loads``: ``(value, end)`` of the value at an
+# offset, ``StopIteration`` when none starts there (``raw_decode`` without its
+# Python frame).
+_SCAN = json.JSONDecoder().scan_once
 
 
+@memoized
 def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
     """``(value, end)`` of the strictly valid JSON value at ``text[start]``, else None.
 
     One C-level read: the common case (a model that writes valid JSON) needs
     neither the bracket scan nor the repairs. None also for a value the
     ladder refuses (nested deeper than ``MAX_DEPTH``): the ladder says why.
+    Read once per reply however many dialects of a chain ask (``memo``).
     """
     try:
-        value, end = _DECODER.raw_decode(text, start)
-    except (ValueError, RecursionError):
+        value, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):
         return None
     try:
         return _shallow(value, text, start, end), end
@@ -405,6 +412,12 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
         strict = strict_json_at(text, start)
         if strict is not None and strict[1] <= end:
             return strict[1]
+    return bracket_end(text, start, end)
+
+
+def bracket_end(text: str, start: int, end: int) -> int:
+    """``find_json_end`` for a value ``strict_json_at`` could not read before
+    ``end`` (``end`` at most ``len(text)``): the bracket scan alone."""
     if end - start > 4096:
         # Long values are scanned once per reply even when several dialects ask.
         key = (text, start, end)

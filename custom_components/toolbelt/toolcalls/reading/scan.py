@@ -8,7 +8,6 @@ shape) is left as text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import re
 from typing import Any
 
@@ -19,6 +18,7 @@ from .calls import Found, calls_from_value, reply_start
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
+    bracket_end,
     find_json_end,
     loads_loose,
     skip_stray_closer,
@@ -84,7 +84,7 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
         result: tuple[Any, int, str | None] = (strict[0], strict[1], None)
         _remember(key, result)
         return result
-    end = find_json_end(text, pos, limit)
+    end = bracket_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
         result = (None, limit, TRUNCATED)
@@ -360,39 +360,45 @@ def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[F
     return [Found(start, end, call) for call in calls]
 
 
-def tag_blocks(
-    text: str, opener: str, closer: str
-) -> Iterator[tuple[int, int, int, int]]:
-    """Yield ``(start, body_start, body_end, end)`` for each ``opener...closer``.
+@memoized
+def tag_blocks(text: str, opener: str, closer: str) -> list[tuple[int, int, int, int]]:
+    """``(start, body_start, body_end, end)`` of each ``opener...closer``.
 
     JSON-aware: a closer inside a JSON string in the body does not end the
     block. An unclosed block runs to the next opener or the end of the text.
-    At most ``MAX_BLOCKS`` blocks are read.
+    At most ``MAX_BLOCKS`` blocks are read; a chain's members that read the
+    same tag share one scan (``memo``).
     """
+    blocks: list[tuple[int, int, int, int]] = []
+    size = len(text)
     pos = 0
     next_close = -2  # memo: first closer at/after some offset (-1: none left)
     for _ in range(MAX_BLOCKS):
         start = text.find(opener, pos)
         if start < 0:
-            return
+            break
         body_start = start + len(opener)
-        inner = skip_ws(text, body_start)
+        # ``_WS`` matches everywhere (a starred class): no function call per block.
+        inner = _WS.match(text, body_start).end()  # type: ignore[union-attr]
         search_from = body_start
-        nxt = text.find(opener, body_start)
-        if inner < len(text) and text[inner] in "{[":
+        if inner < size and text[inner] in "{[":
             json_end = find_json_end(text, inner)
             if json_end > 0:
                 search_from = json_end
         if next_close == -2 or (0 <= next_close < search_from):
             next_close = text.find(closer, search_from)
         close = next_close
-        if close < 0 or (0 <= nxt < close and search_from == body_start):
+        nxt = text.find(opener, body_start) if search_from == body_start else -1
+        if close < 0 or 0 <= nxt < close:
             # Never closed: the block runs to the next opener or the end.
-            body_end = nxt if nxt >= 0 else len(text)
-            yield start, body_start, body_end, body_end
+            if search_from != body_start:
+                nxt = text.find(opener, body_start)
+            body_end = nxt if nxt >= 0 else size
+            blocks.append((start, body_start, body_end, body_end))
             if nxt < 0:
-                return
+                break
             pos = nxt
             continue
-        yield start, body_start, close, close + len(closer)
+        blocks.append((start, body_start, close, close + len(closer)))
         pos = close + len(closer)
+    return blocks
