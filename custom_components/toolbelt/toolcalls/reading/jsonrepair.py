@@ -63,6 +63,7 @@ _JSON5_LIMIT = 1_000
 _JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=None)
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
+_BLANKS_RE = re.compile(r"[ \t]*")
 _BARE_RE = re.compile(r"[^,:\]}\n\r\t ]*")
 
 
@@ -495,9 +496,7 @@ def scan_json(text: str, start: int) -> tuple[Any, int]:
 
 def skip_stray_closer(text: str, end: int) -> int:
     """Step over one stray ``}``/``]`` (and spaces) that follows a value."""
-    pos = end
-    while pos < len(text) and text[pos] in " \t":
-        pos += 1
+    pos = _BLANKS_RE.match(text, end).end()  # type: ignore[union-attr]
     if pos < len(text) and text[pos] in "}]":
         return pos + 1
     return end
