@@ -7,7 +7,7 @@ verbatim ids) and the content cleanup are the same for all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 import itertools
@@ -214,6 +214,7 @@ def call_from_object(
         return None
     keys = obj.keys()
     call_id = None if keys.isdisjoint(_ID_KEYS) else _first(obj, _ID_KEYS)[1]
+    arg_key: str | None
     if "arguments" in obj:  # the first of ``_ARG_KEYS``, the one most models write
         arg_key, args = "arguments", obj["arguments"]
     else:
@@ -381,7 +382,7 @@ _PROBED_NOTHING = ParseResult()
 
 def build_result(
     text: str,
-    found: Iterable[Found],
+    found: Sequence[Found],
     dialect: str | None,
     *,
     text_parsed: bool = True,
@@ -396,7 +397,7 @@ def build_result(
     if not found and PROBING.get():
         # A chain is only asking "any calls?": skip the content work.
         return _PROBED_NOTHING
-    spans = sorted(found, key=_span_order)
+    spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
     if spans and "```" in text:
         if any(_example(span) for span in spans):
             spans = _without_examples(text, spans)

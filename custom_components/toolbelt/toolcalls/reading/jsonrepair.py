@@ -373,10 +373,7 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
-# The C scanner behind ``json.loads``: ``(value, end)`` of the value at an
-# offset, ``StopIteration`` when none starts there (``raw_decode`` without its
-# Python frame).
-_SCAN = json.JSONDecoder().scan_once
+_DECODER = json.JSONDecoder()
 
 
 @memoized
@@ -389,8 +386,8 @@ def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
     Read once per reply however many dialects of a chain ask (``memo``).
     """
     try:
-        value, end = _SCAN(text, start)
-    except (StopIteration, ValueError, RecursionError):
+        value, end = _DECODER.raw_decode(text, start)
+    except (ValueError, RecursionError):
         return None
     try:
         return _shallow(value, text, start, end), end

@@ -8,6 +8,7 @@ shape) is left as text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 import re
 from typing import Any
 
@@ -52,9 +53,9 @@ _WS = re.compile(r"[ \t\r\n]*")
 
 def skip_ws(text: str, pos: int, limit: int | None = None) -> int:
     """First non-whitespace offset at or after ``pos`` (at most ``limit``)."""
-    match = _WS.match(text, pos) if pos < len(text) else None
-    end = match.end() if match else pos
-    return end if limit is None else min(end, limit)
+    # ``_WS`` matches everywhere (a starred class).
+    end = _WS.match(text, pos).end() if pos < len(text) else pos  # type: ignore[union-attr]
+    return end if limit is None or end < limit else limit
 
 
 def _truncated(text: str, start: int, limit: int) -> RejectedCall:
@@ -276,7 +277,6 @@ def _after_tag(text: str, pos: int) -> bool:
     return pos > 0 and text[pos - 1] == ">"
 
 
-@memoized
 def prose_json_calls(
     text: str, catalog: Catalog, *, start: int = 0, id_style: str = "openai"
 ) -> list[Found]:
@@ -360,23 +360,22 @@ def _spans(start: int, end: int, calls: list[ToolCall | RejectedCall]) -> list[F
     return [Found(start, end, call) for call in calls]
 
 
-@memoized
-def tag_blocks(text: str, opener: str, closer: str) -> list[tuple[int, int, int, int]]:
-    """``(start, body_start, body_end, end)`` of each ``opener...closer``.
+def tag_blocks(
+    text: str, opener: str, closer: str
+) -> Iterator[tuple[int, int, int, int]]:
+    """Yield ``(start, body_start, body_end, end)`` for each ``opener...closer``.
 
     JSON-aware: a closer inside a JSON string in the body does not end the
     block. An unclosed block runs to the next opener or the end of the text.
-    At most ``MAX_BLOCKS`` blocks are read; a chain's members that read the
-    same tag share one scan (``memo``).
+    At most ``MAX_BLOCKS`` blocks are read.
     """
-    blocks: list[tuple[int, int, int, int]] = []
     size = len(text)
     pos = 0
     next_close = -2  # memo: first closer at/after some offset (-1: none left)
     for _ in range(MAX_BLOCKS):
         start = text.find(opener, pos)
         if start < 0:
-            break
+            return
         body_start = start + len(opener)
         # ``_WS`` matches everywhere (a starred class): no function call per block.
         inner = _WS.match(text, body_start).end()  # type: ignore[union-attr]
@@ -394,11 +393,10 @@ def tag_blocks(text: str, opener: str, closer: str) -> list[tuple[int, int, int,
             if search_from != body_start:
                 nxt = text.find(opener, body_start)
             body_end = nxt if nxt >= 0 else size
-            blocks.append((start, body_start, body_end, body_end))
+            yield start, body_start, body_end, body_end
             if nxt < 0:
-                break
+                return
             pos = nxt
             continue
-        blocks.append((start, body_start, close, close + len(closer)))
+        yield start, body_start, close, close + len(closer)
         pos = close + len(closer)
-    return blocks
