@@ -419,7 +419,7 @@ def build_result(
         elif call is not None:
             rejected.append(call)
     pieces.append(text[pos:])
-    remaining = "\n".join(p for p in pieces if p) if len(pieces) > 1 else pieces[0]
+    remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)
     return ParseResult(
         calls=calls,
