@@ -65,7 +65,9 @@ def _tag_calls(
     text: str, catalog: Catalog, tags: tuple[tuple[str, str, bool], ...], id_style: str
 ) -> list[Found]:
     found: list[Found] = []
-    for opener, closer, strong in [tag for tag in tags if tag[0] in text]:
+    for opener, closer, strong in tags:
+        if opener not in text:
+            continue
         for start, body_start, body_end, end in tag_blocks(text, opener, closer):
             if too_many(found, text, start):
                 return found  # the rest of the text is refused with them
