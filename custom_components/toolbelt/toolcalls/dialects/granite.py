@@ -64,7 +64,7 @@ class GraniteDialect(Dialect):
         ):
             body = skip_ws(text, body_start)
             if not text.startswith("{", body) or not _strict_json(
-                text[body:body_end].strip()
+                text, body, text[body:body_end].strip()
             ):
                 return True
         return False
