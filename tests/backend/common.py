@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -10,7 +11,10 @@ import openai
 
 from custom_components.toolbelt.backend.base import CompletionRequest, Delta
 from custom_components.toolbelt.backend.errors import BackendError
-from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.openai_compat import (
+    OpenAICompatBackend,
+    warm_client,
+)
 from custom_components.toolbelt.backend.servers import get_server_kind
 
 API_KEY = "sk-test-123"
@@ -21,8 +25,10 @@ LABEL = "Test server"
 async def open_backend(
     base_url: str, kind: str = "llamacpp", api_key: str = API_KEY
 ) -> AsyncIterator[OpenAICompatBackend]:
-    """A backend as the integration builds it (SDK client, no retries), then closed."""
+    """A backend as the integration builds it (SDK client, no retries, warmed
+    off the event loop), then closed."""
     client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
+    await asyncio.to_thread(warm_client, client)
     try:
         yield OpenAICompatBackend(client, kind=get_server_kind(kind), label=LABEL)
     finally:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from contextlib import contextmanager
 import inspect
 import logging
@@ -15,6 +15,7 @@ from homeassistant.helpers import chat_session, llm
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+import voluptuous as vol
 
 from custom_components.toolbelt.const import (
     CONF_API_KEY,
@@ -117,6 +118,23 @@ def agent_options(**overrides: Any) -> dict[str, Any]:
     }
     options.update(overrides)
     return options
+
+
+def form_input(result: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """What HA's frontend submits for a shown form: every field as the form
+    shows it (its suggested value, else its default), with the user's changes.
+
+    Only the changed fields, as a bare dict, would reset the others to their
+    defaults, which no user can do: a test agent's warm-up (off) would come on.
+    """
+    shown: dict[str, Any] = {}
+    for key in result["data_schema"].schema:
+        suggested = (key.description or {}).get("suggested_value")
+        if suggested is not None:
+            shown[str(key)] = suggested
+        elif key.default is not vol.UNDEFINED:
+            shown[str(key)] = key.default()
+    return {**shown, **changes}
 
 
 async def async_setup_lights(hass: HomeAssistant) -> None:

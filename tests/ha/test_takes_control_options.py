@@ -17,7 +17,13 @@ from custom_components.toolbelt.const import (
     CONF_TOOL_FORMAT,
     SUBENTRY_AI_TASK,
 )
-from tests.ha.conftest import agent_id, async_add_toolbelt, async_converse, speech
+from tests.ha.conftest import (
+    agent_id,
+    async_add_toolbelt,
+    async_converse,
+    form_input,
+    speech,
+)
 from tests.openai_server import OpenAIServer
 
 STRINGS = json.loads(
@@ -50,15 +56,20 @@ async def test_reconfigure_turns_on_instant_confirmations_and_handoff(
     # The check: one tool request, one tool_choice constraint.
     openai_server.reply_text("Hello.")
     openai_server.reply_text("Hello.")
+    # As the frontend sends it: the agent's warm-up stays off, so no request
+    # but the turn's meets the reply scripted for the turn.
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"],
-        {
-            CONF_MODEL: "test-model",
-            CONF_TOOL_FORMAT: "auto",
-            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-            CONF_INSTANT_CONFIRMATIONS: True,
-            CONF_HANDOFF_TARGETS: ["conversation.home_assistant"],
-        },
+        form_input(
+            result,
+            {
+                CONF_MODEL: "test-model",
+                CONF_TOOL_FORMAT: "auto",
+                CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+                CONF_INSTANT_CONFIRMATIONS: True,
+                CONF_HANDOFF_TARGETS: ["conversation.home_assistant"],
+            },
+        ),
     )
     result = await hass.config_entries.subentries.async_configure(result["flow_id"], {})
     assert result["reason"] == "reconfigure_successful"

@@ -21,6 +21,7 @@ from tests.ha.conftest import (
     async_converse,
     async_converse_streamed,
     bare,
+    form_input,
     speech,
     streamed_text,
 )
@@ -196,13 +197,18 @@ async def test_native_on_a_server_ignoring_tool_choice_forces_by_schema(
     openai_server.reply_tool_calls(TURN_ON)  # tool-mode check: native
     openai_server.reply_text("Hello there, friend!")  # tool_choice: ignored
     openai_server.reply_text(call)  # json_schema: honoured
+    # The form as the frontend sends it: the agent's warm-up stays off, so no
+    # request but the turn's meets the replies scripted for the turn.
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"],
-        {
-            CONF_MODEL: "test-model",
-            CONF_TOOL_FORMAT: "auto",
-            CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-        },
+        form_input(
+            result,
+            {
+                CONF_MODEL: "test-model",
+                CONF_TOOL_FORMAT: "auto",
+                CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+            },
+        ),
     )
     assert result["description_placeholders"]["constraints"] == (
         "tool_choice: ignored; json_schema: honoured"

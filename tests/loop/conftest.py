@@ -12,7 +12,10 @@ from typing import Any
 import openai
 import pytest_asyncio
 
-from custom_components.toolbelt.backend.openai_compat import OpenAICompatBackend
+from custom_components.toolbelt.backend.openai_compat import (
+    OpenAICompatBackend,
+    warm_client,
+)
 from custom_components.toolbelt.backend.servers import get_server_kind
 from custom_components.toolbelt.ha import intent_tools as ha_tools
 from custom_components.toolbelt.loop import AgentState, LoopSettings, ToolLoop
@@ -152,6 +155,8 @@ async def harness(openai_server: OpenAIServer) -> AsyncIterator[Harness]:
     client = openai.AsyncOpenAI(
         base_url=openai_server.base_url, api_key="sk-test", max_retries=0
     )
+    # As the integration does: the SDK's first-use imports are no turn's time.
+    await asyncio.to_thread(warm_client, client)
     try:
         yield Harness(
             openai_server,

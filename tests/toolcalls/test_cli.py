@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 import select
 import subprocess
@@ -138,3 +139,59 @@ def test_cli_answers_each_line_before_the_next_arrives() -> None:
     finally:
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0
+
+
+_WITHOUT_ORJSON = (
+    "import sys; sys.modules['orjson'] = None; import runpy;"
+    "sys.argv[1:1] = [];"
+    "runpy.run_module('custom_components.toolbelt.toolcalls', run_name='__main__')"
+)
+
+
+def test_cli_answers_the_same_with_and_without_orjson() -> None:
+    """orjson (HA's JSON library) reads and writes the lines when installed; what
+    it refuses (lone surrogates, integers past 64 bits, NaN in the input) falls
+    back to the standard library, and every answer is the one the standard
+    library gives, but for a NaN argument, which orjson writes as JSON's null."""
+    texts = [
+        '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "Küche ☕"}}</tool_call>',
+        "hi \ud800 there",
+        '{"name": "HassLightSet", "arguments": {"name": "lamp", "brightness": 123456789012345678901234}}',
+        '{"name": "HassLightSet", "arguments": {"name": "lamp", "brightness": NaN}}',
+        "[HassLightSet(name='lamp', brightness=1e400)]",
+        'Ein ganz normaler Satz mit Umlauten: äöü — und "Anführungszeichen".',
+    ]
+    lines = [json.dumps({"text": text}) for text in texts]
+    lines += ['{"text": "big", "n": 123456789012345678901234567890}', "[1, 2", "NaN"]
+    feed = "".join(line + "\n" for line in lines).encode("utf-8")
+    answers = []
+    for argv in (
+        ["-m", "custom_components.toolbelt.toolcalls", str(TOOLS)],
+        ["-c", _WITHOUT_ORJSON, str(TOOLS)],
+    ):
+        proc = subprocess.run(
+            [sys.executable, *argv],
+            input=feed,
+            capture_output=True,
+            cwd=ROOT,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout.decode("utf-8").splitlines()
+        assert len(out) == len(lines)
+        parsed = [json.loads(line) for line in out]
+        for answer in parsed:
+            for call in answer.get("calls", ()):
+                call["id"] = "call"
+        answers.append(parsed)
+    # NaN is not JSON: orjson writes null where the standard library writes NaN.
+    with_orjson, without = answers
+    assert with_orjson[3]["calls"][0]["arguments"]["brightness"] is None
+    assert math.isnan(without[3]["calls"][0]["arguments"]["brightness"])
+    without[3]["calls"][0]["arguments"]["brightness"] = None
+    assert with_orjson == without
+    assert with_orjson[0]["calls"][0]["arguments"] == {"name": "Küche ☕"}
+    assert with_orjson[1]["content"] == "hi \ud800 there"
+    assert with_orjson[6] == {"calls": [], "content": "big"}
+    assert all("error" in answer for answer in with_orjson[7:])

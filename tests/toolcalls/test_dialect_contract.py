@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
-from custom_components.toolbelt.toolcalls import Catalog, ParseResult, guard
+from custom_components.toolbelt.toolcalls import Catalog, Dialect, ParseResult, guard
 from custom_components.toolbelt.toolcalls.dialects.native import (
     from_openai_tool_calls,
 )
@@ -481,6 +481,85 @@ def test_subsumption_holds_on_random_markup(
         assert not _markup(parse(dialect, text))
 
 
+# Dialects with their own ``may_match``: a chain does not let them read a
+# reply when it says no, so it must only say no where they find nothing.
+PRECISE = sorted(
+    name
+    for name in DIALECTS
+    if type(get_dialect(name)).may_match is not Dialect.may_match
+)
+# Where the precise checks say no: Python call lists, JSON bodies in a tag,
+# and the lists that are markup although they hold no call.
+NEAR_MISSES = [
+    "[]",
+    "[ ,]",
+    " [\n]x",
+    "<think>a</think>[]",
+    '[HassTurnOn(name="kitchen light")]',
+    "[see below] for the list",
+    "[_x]",
+    '<tool_call>{"name": "HassTurnOn", "arguments": {}}</tool_call>',
+    "<tool_call>HassTurnOn</tool_call>",
+    "<tool_call>HassTurnOn",
+    "<tool_call>\nHassTurnOn\n<arg_key>name",
+    'HassTurnOn\n{"name": "kitchen light"}',
+    "all\nThe light is on.",
+    "[TOOL_CALLS]HassTurnOn[ARGS]{}",
+]
+
+
+def _turned_away(dialect: Dialect, text: str) -> bool:
+    """Whether a chain that found one of the dialect's triggers in ``text``
+    (every member's, in one scan) lets it read no further: ``may_match``."""
+    triggered = not dialect.triggers or any(t in text for t in dialect.triggers)
+    return triggered and not dialect.may_match(text)
+
+
+@pytest.mark.parametrize("dialect", PRECISE)
+def test_a_dialect_whose_may_match_says_no_finds_nothing(dialect: str) -> None:
+    """Over every fixture, wire sample and near miss."""
+    found = get_dialect(dialect)
+    for text in FIXTURE_TEXTS + list(WIRE.values()) + NEAR_MISSES:
+        if _turned_away(found, text):
+            assert not _markup(parse(dialect, text)), text
+
+
+@pytest.mark.parametrize("dialect", PRECISE)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pieces=st.lists(st.sampled_from(FRAGMENTS + NEAR_MISSES) | PROSE_TEXT, max_size=30)
+)
+def test_may_match_holds_on_random_markup(dialect: str, pieces: list[str]) -> None:
+    text = "".join(pieces)
+    if _turned_away(get_dialect(dialect), text):
+        assert not _markup(parse(dialect, text))
+
+
+CLEANERS = sorted(name for name in DIALECTS if get_dialect(name).cleans)
+
+
+def test_every_own_sanitize_says_what_it_cleans() -> None:
+    """Without ``cleans`` a chain runs every member's cleanup on every answer."""
+    own = {
+        name
+        for name in DIALECTS
+        if type(get_dialect(name)).sanitize is not Dialect.sanitize
+    }
+    assert own <= set(CLEANERS)
+
+
+@pytest.mark.parametrize("dialect", CLEANERS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(FRAGMENTS) | PROSE_TEXT, max_size=30))
+def test_sanitize_keeps_a_text_without_what_it_cleans(
+    dialect: str, pieces: list[str]
+) -> None:
+    found = get_dialect(dialect)
+    for text in ("".join(pieces), *FIXTURE_TEXTS):
+        if not any(word in text for word in found.cleans):
+            assert found.sanitize(text) == text, text
+
+
 # A merged API's tools (HA 2026.10 names): two share a long value list.
 DEVICE_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate"]
 SWITCHES = {
@@ -536,5 +615,5 @@ def test_prompt_lists_every_tool_once_and_shows_the_format(dialect: str) -> None
     shown = (*found.markers, *found.start_markers, *found.triggers)
     opening = WIRE[dialect][: WIRE[dialect].index("HassTurnOn")]
     assert opening in prompt or any(
-        mark in prompt for mark in shown if mark not in ("{", "[")
+        mark in prompt for mark in shown if mark not in ("{", "[", "\n")
     )

@@ -284,6 +284,13 @@ def test_a_member_that_raises_does_not_stop_the_chain():
     assert calls(result) == expect(("HassTurnOn", {"name": "kitchen"}))
 
 
+def test_a_chain_whose_only_member_raises_refuses_and_keeps_the_text():
+    result = ChainDialect([_Broken()]).parse("The light is on.", catalog())
+    assert result.calls == []
+    assert result.rejected[0].reason == "the reply could not be parsed (RecursionError)"
+    assert result.content == "The light is on."
+
+
 def test_a_reply_over_the_limit_is_refused_unread_and_kept(monkeypatch):
     monkeypatch.setattr(guard, "MAX_REPLY_CHARS", 200)
     text = "x" * 300 + HERMES_CALL

@@ -79,6 +79,18 @@ _SOURCE_ERRORS = (TimeoutError, openai.OpenAIError, *HTTP_ERRORS, ValueError)
 _NOT_OPENAI = "is not an OpenAI-compatible API (check that the URL ends with /v1)"
 
 
+def warm_client(client: openai.AsyncOpenAI) -> None:
+    """Do now what the SDK does on a client's first use: read platform details
+    from disk and import its resource modules (chat, models: about a second of
+    CPU, several on a slow or busy machine).
+
+    Blocking: run it off the event loop before the first request, which would
+    otherwise stall the loop and spend its own timeout on it.
+    """
+    client.platform_headers()
+    _ = client.chat.completions, client.models
+
+
 class OpenAICompatBackend:
     """Talks to one server through a caller-owned `openai.AsyncOpenAI` client."""
 

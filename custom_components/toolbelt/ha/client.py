@@ -11,7 +11,7 @@ from homeassistant.helpers.httpx_client import get_async_client
 import openai
 
 from ..backend.context_size import async_context_size
-from ..backend.openai_compat import OpenAICompatBackend
+from ..backend.openai_compat import OpenAICompatBackend, warm_client
 from ..backend.servers import PLACEHOLDER_API_KEY, ServerKind
 from ..const import DEFAULT_REQUEST_TIMEOUT
 from .server_names import basic_auth_header, spoken_name, without_credentials
@@ -37,16 +37,8 @@ async def async_create_backend(
         timeout=DEFAULT_REQUEST_TIMEOUT,
         default_headers={"Authorization": basic} if basic else None,
     )
-    # The SDK reads platform details from disk, and imports its resource modules
-    # (chat, models), on first use: do both off the event loop.
-    await hass.async_add_executor_job(_warm, client)
+    await hass.async_add_executor_job(warm_client, client)
     return OpenAICompatBackend(client, kind=server.kind, label=spoken_name(server.kind))
-
-
-def _warm(client: openai.AsyncOpenAI) -> None:
-    """What the SDK does lazily on first use, which would block the event loop."""
-    client.platform_headers()
-    _ = client.chat.completions, client.models
 
 
 async def async_read_context_size(

@@ -11,6 +11,13 @@ Bytes that are not UTF-8 are read as U+FFFD; text that cannot be written as
 UTF-8 (a lone surrogate) is written with ``\\u`` escapes instead. Answers are
 flushed whenever the input read so far is answered: at once for a line typed
 or piped alone, once per chunk for a file of many lines.
+
+JSON is read and written with ``orjson`` (Home Assistant's own JSON library)
+when it is installed: a third of the CLI's cost per reply was the standard
+library's JSON. What orjson refuses (a lone surrogate, an integer past 64
+bits, ``NaN`` in the input) goes through the standard library as before; a
+``NaN`` or infinite argument is written as JSON's ``null`` (not as ``NaN``,
+which is not JSON).
 """
 
 from __future__ import annotations
@@ -21,7 +28,12 @@ import io
 import json
 import os
 import sys
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
+
+try:
+    import orjson
+except ImportError:  # the parser also runs without Home Assistant's packages
+    orjson = None  # type: ignore[assignment]
 
 from ..tools.definitions import ALIASES
 from .catalog import Catalog
@@ -42,9 +54,20 @@ def _load_catalog(path: str) -> Catalog:
     return Catalog.from_openai(tools, ALIASES)
 
 
+def _loads(line: str) -> Any:
+    """The line's value; the standard library's reading and errors for what
+    orjson refuses."""
+    if orjson is not None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(line)
+
+
 def _handle(line: str, catalog: Catalog, dialect: Dialect) -> dict[str, Any]:
     try:
-        item = json.loads(line)
+        item = _loads(line)
     except (ValueError, RecursionError) as err:
         return {"error": f"input is not JSON: {err}"}
     if not isinstance(item, dict) or not isinstance(item.get("text"), str):
@@ -71,12 +94,17 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 _ENCODE_ASCII = json.JSONEncoder().encode
 
 
-def _write(stdout: TextIO, answer: dict) -> None:
-    """One JSON line; ``\\u`` escapes when the text is not valid UTF-8."""
+def _dumps(answer: dict) -> bytes:
+    """One JSON line as UTF-8; ``\\u`` escapes when the text is not valid UTF-8."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # a lone surrogate, an integer past 64 bits
+            pass
     try:
-        stdout.write(_ENCODE(answer) + "\n")
+        return (_ENCODE(answer) + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        stdout.write(_ENCODE_ASCII(answer) + "\n")
+        return (_ENCODE_ASCII(answer) + "\n").encode("ascii")
 
 
 def _batches(stdin: TextIO) -> Iterator[list[str]]:
@@ -116,11 +144,17 @@ def main(argv: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         print(f"cannot read {argv[0]}: {err}", file=stderr)
         return 2
     dialect = resolve_dialect("auto")
+    # Answers go out as bytes, under the text layer when there is one.
+    buffer: BinaryIO | None = getattr(stdout, "buffer", None)
     for lines in _batches(stdin):
         for line in lines:
             if line.strip():
-                _write(stdout, _handle(line, catalog, dialect))
-        stdout.flush()
+                answer = _dumps(_handle(line, catalog, dialect))
+                if buffer is None:
+                    stdout.write(answer.decode("utf-8"))
+                else:
+                    buffer.write(answer)
+        (stdout if buffer is None else buffer).flush()
     return 0
 
 

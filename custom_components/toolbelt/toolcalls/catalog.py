@@ -17,6 +17,8 @@ from .reading.schema import coerce_arguments
 
 __all__ = ["Catalog", "ToolSpec", "fold"]
 
+_UNSEEN: Any = object()
+
 # Prefixes some formats glue onto a name (harmony, Gemma, Llama built-ins).
 _PREFIXES = ("functions.", "function.", "default_api.", "tools.", "tool.", "api.")
 
@@ -88,6 +90,8 @@ class Catalog:
                 self._short.setdefault(fold(name.rsplit("__", 1)[1]), []).append(name)
         self._cache: dict[str, str | None] = {}
         self._folded_props: dict[str, dict[str, str]] = {}
+        # Each tool's schema properties, looked up once (None: none to map onto).
+        self._props: dict[str, dict[str, Any] | None] = {}
 
     @classmethod
     def from_openai(
@@ -210,12 +214,19 @@ class Catalog:
         string the model wrote stays a string here; the loop coerces at
         dispatch through ``schema.validate_arguments``.
         """
-        schema = self.schema(name)
-        props = schema.get("properties") if isinstance(schema, dict) else None
-        if not isinstance(props, dict) or not props or not isinstance(args, dict):
+        props = self._props.get(name, _UNSEEN)
+        if props is _UNSEEN:
+            schema = self.schema(name)
+            props = schema.get("properties") if isinstance(schema, dict) else None
+            props = self._props[name] = props if isinstance(props, dict) else None
+        if not props or not isinstance(args, dict):
             return dict(args) if isinstance(args, dict) else {}
         if props.keys() >= args.keys():  # every key is the schema's own: nothing to map
-            return coerce_arguments(schema, dict(args)) if coerce else dict(args)
+            return (
+                coerce_arguments(self.schema(name), dict(args))
+                if coerce
+                else dict(args)
+            )
         folded_props = self._folded_props.get(name)
         if folded_props is None:
             folded_props = self._folded_props[name] = {fold(key): key for key in props}
@@ -239,7 +250,7 @@ class Catalog:
                 unknown[key] = value
         result.update(unknown)
         if coerce:
-            result = coerce_arguments(schema, result)
+            result = coerce_arguments(self.schema(name), result)
         return result
 
     def first_required_string(self, name: str) -> str | None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 import functools
 from typing import TYPE_CHECKING, Any, override
 
 from .dialects.base import Dialect
+from .guard import Parse, parse_failed, unguarded
 from .model import ParseResult
 from .reading.calls import PROBING
 from .reading.escapes import unescape_markers
-from .reading.literals import literals
+from .reading.literals import Literals, literals
 from .reading.memo import end_reply_scope, start_reply_scope
 from .text.sanitize import clean, remove_words
 
@@ -19,6 +21,20 @@ if TYPE_CHECKING:
     from .model import ToolCall
 
 __all__ = ["ChainDialect"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """A text member and what the chain knows of it before reading a reply."""
+
+    dialect: Dialect
+    # Its parse without the guard: the chain keeps the guard's promise once
+    # per reply (length, json5 budget) and catches each member's failure.
+    parse: Parse
+    # Its trigger bits; 0 (no triggers) means "always try".
+    bits: int
+    # Whether it has its own ``may_match``, asked once its triggers are in.
+    custom: bool
 
 
 class ChainDialect(Dialect):
@@ -52,22 +68,19 @@ class ChainDialect(Dialect):
         # Every member's triggers, looked up in one pass per reply.
         self._triggers = literals(t for d in self.dialects for t in d.triggers)
         self._markup = literals(self.markers)
-        # (dialect, trigger bits): None means the dialect has its own
-        # may_match; 0 (no triggers) means "always try".
-        self._probes = tuple(
-            (
-                d,
-                None
-                if type(d).may_match is not Dialect.may_match
-                else self._triggers.bits(d.triggers),
+        self._dropped = literals(self.dropped)
+        self._members = tuple(
+            _Member(
+                dialect=d,
+                parse=unguarded(type(d).parse),
+                bits=self._triggers.bits(d.triggers),
+                custom=type(d).may_match is not Dialect.may_match,
             )
             for d in self.dialects
             if not d.structured
         )
-        # Members with their own may_match, asked when their turn comes.
-        self._custom = frozenset(d for d, bits in self._probes if bits is None)
-        self._by_mask: dict[int, tuple[Dialect, ...]] = {}
-        self._sanitizers = _sanitizers(self.dialects)
+        self._by_mask: dict[int, tuple[_Member, ...]] = {}
+        self._sanitizers, self._cleans = _sanitizers(self.dialects)
 
     def __repr__(self) -> str:
         return f"ChainDialect({self.name!r}, {[d.name for d in self.dialects]})"
@@ -91,32 +104,49 @@ class ChainDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         text = unescape_markers(text)
-        token = PROBING.set(True)
-        scope = start_reply_scope()
-        try:
-            result = self._probe(text, catalog)
-        finally:
-            end_reply_scope(scope)
-            PROBING.reset(token)
+        members = self._candidates(self._triggers.mask(text))
+        result = self._probe(text, catalog, members) if members else None
         if result is not None:
-            if self.dropped and result.content:
+            if result.content and self._dropped.any_in(result.content):
                 # Every member's format words, whichever member read the reply.
                 result.content = remove_words(result.content, self.dropped)
             return result
         content, reasoning = clean(text, self.sanitize)
         return ParseResult(content=content, reasoning=reasoning, dialect=None)
 
-    def _probe(self, text: str, catalog: Catalog) -> ParseResult | None:
-        """The best member result with call markup, or None."""
+    def _probe(
+        self, text: str, catalog: Catalog, members: tuple[_Member, ...]
+    ) -> ParseResult | None:
+        """The best member result with call markup, or None.
+
+        Members only say whether they found calls (``PROBING``) and share
+        their scans of the reply (a reply scope); the winner's content is
+        built in full.
+        """
+        token = PROBING.set(True)
+        scope = start_reply_scope()
+        try:
+            return self._best(text, catalog, members)
+        finally:
+            end_reply_scope(scope)
+            PROBING.reset(token)
+
+    def _best(
+        self, text: str, catalog: Catalog, members: tuple[_Member, ...]
+    ) -> ParseResult | None:
         refused: ParseResult | None = None
         best: ParseResult | None = None
         empty: set[str] = set()  # members that read the reply and found nothing
-        for dialect in self._candidates(self._triggers.mask(text)):
-            if dialect in self._custom and not dialect.may_match(text):
+        for member in members:
+            dialect = member.dialect
+            if member.custom and not dialect.may_match(text):
                 continue
             if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
                 continue
-            result = dialect.parse(text, catalog)
+            try:
+                result = member.parse(dialect, text, catalog)
+            except Exception as err:  # the guard's promise, kept here
+                result = parse_failed(dialect, text, err)
             if result.calls:
                 # Markup of another format left in the content means a second
                 # format is mixed in (or a call object was read out of another
@@ -140,15 +170,11 @@ class ChainDialect(Dialect):
             return best
         return refused
 
-    def _candidates(self, present: int) -> tuple[Dialect, ...]:
+    def _candidates(self, present: int) -> tuple[_Member, ...]:
         """The members to try, in order, for a reply holding these triggers."""
         members = self._by_mask.get(present)
         if members is None:
-            members = tuple(
-                d
-                for d, bits in self._probes
-                if bits is None or not bits or bits & present
-            )
+            members = tuple(m for m in self._members if not m.bits or m.bits & present)
             if len(self._by_mask) < 1024:
                 self._by_mask[present] = members
         return members
@@ -158,25 +184,42 @@ class ChainDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
+        if self._cleans is not None and not self._cleans.any_in(text):
+            return text  # nothing any member cleans (most answers)
         for step in self._sanitizers:
             text = step(text)
         return text
 
 
-def _sanitizers(dialects: Sequence[Dialect]) -> tuple[Callable[[str], str], ...]:
-    """Every member's cleanup, in member order, with the members that only
-    drop words (``Dialect.sanitize`` as it is) run as one pass per stretch of
-    them, not one call each: the chain cleans every reply without a call."""
+def _sanitizers(
+    dialects: Sequence[Dialect],
+) -> tuple[tuple[Callable[[str], str], ...], Literals | None]:
+    """Every member's cleanup, in member order, and what they clean.
+
+    The members that only drop words (``Dialect.sanitize`` as it is) run as
+    one pass per stretch of them, not one call each: the chain cleans every
+    reply without a call. The strings: with none of them in a text, every
+    step leaves it as it is (None when a member does not say what it cleans).
+    """
     steps: list[Callable[[str], str]] = []
     words: dict[str, None] = {}
+    cleans: dict[str, None] | None = {}
     for dialect in dialects:
         if type(dialect).sanitize is Dialect.sanitize:
             words.update(dict.fromkeys(dialect.dropped))
             continue
         if words:
             steps.append(functools.partial(remove_words, words=tuple(words)))
+            if cleans is not None:
+                cleans.update(words)
             words = {}
         steps.append(dialect.sanitize)
+        if not dialect.cleans:
+            cleans = None
+        elif cleans is not None:
+            cleans.update(dict.fromkeys(dialect.cleans))
     if words:
         steps.append(functools.partial(remove_words, words=tuple(words)))
-    return tuple(steps)
+        if cleans is not None:
+            cleans.update(words)
+    return tuple(steps), None if cleans is None else literals(cleans)

@@ -11,7 +11,9 @@ nor run long on hostile input. ``Dialect`` wraps each subclass's ``parse`` with
 - turns any exception (a parser bug, ``RecursionError``, ``MemoryError``) into a
   refused call with the reason, so the turn goes on.
 
-Every scan below it is linear, so the bound is also a bound on time.
+Every scan below it is linear, so the bound is also a bound on time. A chain
+keeps the same promise for its members (``unguarded``, ``parse_failed``): its
+own parse is guarded once per reply, each member's failure is caught alone.
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 
 from .model import ParseResult, RejectedCall
-from .reading.jsonrepair import end_json5_budget, json5_budget_open, start_json5_budget
+from .reading.jsonrepair import end_json5_budget, start_json5_budget
 from .text.sanitize import clean
 
 if TYPE_CHECKING:
     from .catalog import Catalog
     from .dialects.base import Dialect
 
-__all__ = ["MAX_REPLY_CHARS", "guard_parse", "refused"]
+__all__ = ["MAX_REPLY_CHARS", "guard_parse", "parse_failed", "refused", "unguarded"]
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -58,6 +60,30 @@ def refused(text: str, reason: str, dialect: str | None, *, shown: int) -> Parse
     )
 
 
+def parse_failed(dialect: Dialect, text: str, err: Exception) -> ParseResult:
+    """What a parse that raised ``err`` answers: logged, and a refused call."""
+    _LOGGER.warning(
+        "The %s parser failed on a %d-character reply: %s: %.200s",
+        dialect.name,
+        len(text),
+        type(err).__name__,
+        err,
+    )
+    _LOGGER.debug("Parser failure", exc_info=True)
+    reason = f"the reply could not be parsed ({type(err).__name__})"
+    return refused(text, reason, dialect.name, shown=len(text))
+
+
+def unguarded(parse: Parse) -> Parse:
+    """The ``parse`` that ``guard_parse`` wrapped (itself when not wrapped).
+
+    For a caller that keeps the promise itself: a chain checks the length and
+    opens the json5 budget once per reply, and catches a member's failure
+    with ``parse_failed``.
+    """
+    return parse.__wrapped__ if getattr(parse, "guarded", False) else parse  # type: ignore[attr-defined]
+
+
 def guard_parse(parse: Parse) -> Parse:
     """``parse`` that honours the length limit and never raises."""
     if getattr(parse, "guarded", False):
@@ -72,22 +98,13 @@ def guard_parse(parse: Parse) -> Parse:
                 " are not read for tool calls"
             )
             return refused(text, reason, self.name, shown=limit)
-        # Inline, not a ``with``: this runs per member; a chain's members
-        # share the budget its own parse opened.
-        token = start_json5_budget() if json5_budget_open() is False else None
+        # Inline, not a ``with``: a nested parse (a dialect calling another)
+        # shares the budget the outer one opened (the token is None then).
+        token = start_json5_budget()
         try:
             return parse(self, text, catalog)
-        except Exception as err:  # the one place a parse may fail
-            _LOGGER.warning(
-                "The %s parser failed on a %d-character reply: %s: %.200s",
-                self.name,
-                len(text),
-                type(err).__name__,
-                err,
-            )
-            _LOGGER.debug("Parser failure", exc_info=True)
-            reason = f"the reply could not be parsed ({type(err).__name__})"
-            return refused(text, reason, self.name, shown=len(text))
+        except Exception as err:  # a parser bug: refused, and the turn goes on
+            return parse_failed(self, text, err)
         finally:
             if token is not None:
                 end_json5_budget(token)

@@ -25,7 +25,9 @@ class ToolCall:
     def __post_init__(self) -> None:
         # JSON escapes can decode to lone surrogates, which no request, log or
         # database can encode: mend them before the call runs or is sent back.
-        object.__setattr__(self, "arguments", mend_all(self.arguments))
+        mended = mend_all(self.arguments)
+        if mended is not self.arguments:
+            object.__setattr__(self, "arguments", mended)
 
 
 @dataclass(frozen=True, slots=True)

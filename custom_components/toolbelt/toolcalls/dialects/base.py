@@ -8,15 +8,32 @@ mode, and how to clean its markup out of a final answer.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..guard import guard_parse
+from ..reading.calls import reply_start
 from ..text.sanitize import remove_words
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
     from ..reading.openers import InlineOpener
+
+
+# A list whose first item is a word (``[HassTurnOn(...)]``, ``[see below]``):
+# read as JSON, that item is no call object, so the list is no call list.
+_WORD_LIST = re.compile(r"\[\s*[A-Za-z_]")
+
+
+def may_open_call_list(text: str) -> bool:
+    """Whether the reply may start with a JSON list of calls (or an empty one).
+
+    For a ``may_match``: a Python call list is no JSON call list, so JSON
+    dialects need not read it.
+    """
+    start = reply_start(text)
+    return text.startswith("[", start) and _WORD_LIST.match(text, start) is None
 
 
 class Dialect:
@@ -36,7 +53,9 @@ class Dialect:
     # detector holds from wherever one may begin.
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = ()
     # Cheap pre-filter for chains: parse() can only find something when one of
-    # these substrings is in the text. Empty means "always try".
+    # these substrings is in the text. Empty means "always try". A chain finds
+    # every member's triggers in one scan of the reply and asks a member's own
+    # ``may_match`` (the precise check) only when one of its triggers is in it.
     triggers: ClassVar[tuple[str, ...]] = ()
     # True when calls arrive as structured tool_calls rather than text.
     structured: ClassVar[bool] = False
@@ -47,6 +66,11 @@ class Dialect:
     # Words of the format that are neither content nor calls (answer markers,
     # wrapper tags): the streaming detector drops them, ``sanitize`` removes them.
     dropped: ClassVar[tuple[str, ...]] = ()
+    # For a dialect with its own ``sanitize``: strings without which it
+    # returns a text unchanged, so a chain skips it on a text holding none.
+    # Empty means "may change any text" (``Dialect.sanitize`` needs none:
+    # ``dropped`` says what it removes).
+    cleans: ClassVar[tuple[str, ...]] = ()
     # Dialects that read everything this one reads: when one of them read a
     # reply and found no call markup, this one finds none either, and a chain
     # skips it (``tests/toolcalls/test_dialect_contract.py`` checks the claim).

@@ -101,7 +101,15 @@ class CommandRDialect(Dialect):
 
     name = "command_r"
     markers = ("<|START_ACTION|>",)
-    triggers = ("<|START_ACTION|>", "Action:", "<|START_", "<|END_THINKING|>", "<co")
+    triggers = ("<|START_ACTION|>", "Action:")
+    cleans = ("<co", "</co")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """An action block, or R+'s ``Action:`` with a fenced ``tool_name`` list."""
+        return "<|START_ACTION|>" in text or (
+            "Action:" in text and "```" in text and '"tool_name"' in text
+        )
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

@@ -132,6 +132,7 @@ class DeepSeekDialect(Dialect):
         "<|tool_calls_begin|>",
     )
     triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
+    cleans = ("tool",)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

@@ -57,6 +57,9 @@ _TO_HEADER = re.compile(
 # "all" blocks (text for the user): the header goes, the text stays.
 _ALL_HEADER = re.compile(r"\A\s*(?:>>>)?all\n|>>>all\n")
 _PYTHON_TOOLS = ("python", "ipython", "code_interpreter")
+# What a call with a marker holds: a v3.1 tag, a v3.2 recipient header, a
+# python tag or a v1/v2 header.
+_MARKS = ("<function=", ">>>", "<|python_tag|>", "functions.")
 
 
 def _json_call(
@@ -112,12 +115,15 @@ class FunctionaryDialect(Dialect):
         "ASSISTANT to=functions.",
         "functions.",
     )
-    triggers = ("<function=", ">>>", "<|python_tag|>", "functions.")
+    # Its markers, or a newline: an unmarked call is a first line naming the
+    # recipient (``may_match``).
+    triggers = (*_MARKS, "\n")
+    cleans = ("</function>", "all\n")
 
     @override
     def may_match(self, text: str) -> bool:
         """A marker, or a reply whose first line names a recipient (``NAME\\n{…}``)."""
-        if any(trigger in text for trigger in self.triggers):
+        if any(mark in text for mark in _MARKS):
             return True
         start = reply_start(text)
         newline = text.find("\n", start)

@@ -252,6 +252,7 @@ class GemmaDialect(Dialect):
     dropped = ("<|channel>", "<channel|>")
     markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
     triggers = ("<|tool_call>", "<start_function_call>", "```tool_", "call:", "<call>")
+    cleans = ("<",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -152,6 +152,11 @@ class GlmDialect(Dialect):
     triggers = ("<tool_call>",)
 
     @override
+    def may_match(self, text: str) -> bool:
+        """A tag followed by a name (a JSON body is Hermes's)."""
+        return GLM_TAGS.head.search(text) is not None
+
+    @override
     def system_prompt(self, catalog: Catalog) -> str:
         return (
             "# Tools\n\nYou may call one or more functions to assist with the user"

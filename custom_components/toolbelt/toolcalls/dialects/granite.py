@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, override
 
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
+from ..reading.jsonrepair import strict_json_at
 from ..reading.markup import (
     after_closer,
     marked_json_calls,
@@ -50,6 +51,23 @@ class GraniteDialect(Dialect):
         "&lt;|tool_call|&gt;",
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
+    cleans = ("<|tool_call|>", "<response>", "</response>")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """Its own tokens, or a ``<tool_call>`` body that is not one strict JSON
+        object (that body is Hermes's)."""
+        if "<|tool_call|>" in text or "<function_call>" in text or "&lt;" in text:
+            return True
+        for _, body_start, body_end, _ in tag_blocks(
+            text, "<tool_call>", "</tool_call>"
+        ):
+            body = skip_ws(text, body_start)
+            if not text.startswith("{", body) or not _strict_json(
+                text, body, text[body:body_end].strip()
+            ):
+                return True
+        return False
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -93,7 +111,7 @@ class GraniteDialect(Dialect):
                     calls, json_end = result
                     end = max(end, after_closer(text, json_end, "</tool_call>"))
             elif payload.startswith("{"):
-                if not _strict_json(payload):
+                if not _strict_json(text, body, payload):
                     calls = body_calls(text, body, body_end, catalog, "openai")
             elif payload[:1].isalpha():
                 try:
@@ -110,7 +128,12 @@ class GraniteDialect(Dialect):
         return _RESPONSE_TAGS.sub("", text)
 
 
-def _strict_json(payload: str) -> bool:
+def _strict_json(text: str, body: int, payload: str) -> bool:
+    """Whether ``payload`` (the stripped body starting at ``text[body]``) is
+    strict JSON; the value read here is the one Hermes reads next."""
+    strict = strict_json_at(text, body)
+    if strict is not None:
+        return strict[1] == body + len(payload)
     try:
         json.loads(payload)
     except ValueError:

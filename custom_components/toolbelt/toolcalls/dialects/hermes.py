@@ -9,6 +9,7 @@ call at the very start of the reply.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from typing import Any, ClassVar, override
 
@@ -157,6 +158,8 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
 
 def _drop_overlaps(found: list[Found]) -> list[Found]:
     """Keep spans in order; a span starting inside a kept one is a duplicate."""
+    if len(found) < 2:
+        return found
     kept: list[Found] = []
     limit = -1
     last_start = -1
@@ -178,11 +181,14 @@ def _json_outside(text: str, found: list[Found]) -> bool:
     scans for bare calls are skipped: they would find only those.
     """
     pos = 0
-    for span in sorted(found, key=lambda f: f.start):
+    for span in sorted(found, key=_START) if len(found) > 1 else found:
         if span.start > pos and _has_bracket(text, pos, span.start):
             return True
         pos = max(pos, span.end)
     return _has_bracket(text, pos, len(text))
+
+
+_START = operator.attrgetter("start")
 
 
 def _has_bracket(text: str, start: int, end: int) -> bool:

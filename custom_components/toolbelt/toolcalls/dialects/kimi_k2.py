@@ -74,7 +74,9 @@ class KimiK2Dialect(Dialect):
 
     name = "kimi_k2"
     markers = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", _BEGIN)
-    triggers = ("<|tool_call",)
+    # Every call opens with it (section tokens only count around a call).
+    triggers = (_BEGIN,)
+    cleans = (_ARGS,)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

@@ -74,6 +74,7 @@ class MiniCpmDialect(Dialect):
     name = "minicpm"
     markers = ("<|tool_call_start|>",)
     triggers = ("<|tool_call_start|>", "<function")
+    cleans = ("<|tool_call_",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -73,6 +73,7 @@ class MiniMaxDialect(Dialect):
     name = "minimax"
     markers = (_M2_OPEN, "<tool_calls>")
     triggers = (_M2_OPEN, "<tool_calls>", "<invoke")
+    cleans = (_M2_OPEN, _M2_CLOSE)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

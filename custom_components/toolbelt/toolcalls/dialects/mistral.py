@@ -34,7 +34,7 @@ from ..reading.scan import (
     leading_json_calls,
     skip_ws,
 )
-from .base import Dialect
+from .base import Dialect, may_open_call_list
 
 __all__ = ["MistralDialect"]
 
@@ -103,6 +103,11 @@ class MistralDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[CALL_ID]")
     # Without a marker only a bare list at the start is read: "[" is enough.
     triggers: ClassVar[tuple[str, ...]] = (MARKER, "[ARGS]", "[")
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """A marker, or a JSON list at the start (not ``[f(...)]``)."""
+        return MARKER in text or "[ARGS]" in text or may_open_call_list(text)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

@@ -233,6 +233,7 @@ class PythonicDialect(Dialect):
     start_markers = ("[",)
     inline_openers = (PYTHON_LIST,)
     triggers = ("(", "<|python_start|>", "<|tool_call_start|>")
+    cleans = tuple(t for opener, closers in _BLOCKS for t in (opener, *closers))
 
     def stop_sequences(self) -> list[str]:
         """Stop after the call block; the parser needs no closer."""

@@ -160,6 +160,8 @@ class ReactDialect(Dialect):
         "Final Answer",
         "```",
     )
+    # Scratchpad labels all end in a colon (``strip_react``).
+    cleans: ClassVar[tuple[str, ...]] = (":",)
 
     thought_first: ClassVar[bool] = True
 

@@ -53,6 +53,13 @@ class SeedOssDialect(Dialect):
     name = "seed_oss"
     markers = (_OPEN,)
     triggers = (_OPEN,)
+    cleans = (
+        "<seed:cot_budget_reflect>",
+        "</seed:cot_budget_reflect>",
+        "<seed:eos>",
+        _OPEN,
+        _CLOSE,
+    )
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

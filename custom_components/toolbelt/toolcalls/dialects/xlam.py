@@ -15,7 +15,7 @@ from ..prompting.render import json_catalog
 from ..reading.calls import build_result
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.scan import leading_json_calls
-from .base import Dialect
+from .base import Dialect, may_open_call_list
 from .hermes import _drop_overlaps, parse_tagged
 from .markdown_json import JSON_LANGS, fenced_json_calls
 
@@ -32,6 +32,21 @@ class XlamDialect(Dialect):
     triggers: ClassVar[tuple[str, ...]] = ("{", "[")
     # Hermes reads the same fences, the same tag and the same bare JSON.
     subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
+
+    @override
+    def may_match(self, text: str) -> bool:
+        """A call object, a tag or fence, or a JSON list at the start.
+
+        Without a ``{`` no call object can be read: only an empty list at
+        the start is markup, or something in a tag or fence.
+        """
+        return (
+            "{" in text
+            or "<tool_call>" in text
+            or "```" in text
+            or "~~~" in text
+            or may_open_call_list(text)
+        )
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

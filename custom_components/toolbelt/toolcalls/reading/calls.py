@@ -7,10 +7,11 @@ verbatim ids) and the content cleanup are the same for all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 import itertools
+import operator
 import re
 import secrets
 from typing import Any
@@ -98,9 +99,9 @@ def make_call(
     ``arguments`` may be a dict, a JSON string (decoded exactly once) or None.
     ``coerce`` types values from the schema (only for text-only formats).
     """
-    shown = name if isinstance(name, str) else repr(name)
     resolved = catalog.resolve(name)
     if resolved is None:
+        shown = name if isinstance(name, str) else repr(name)
         return RejectedCall(name=shown, raw=raw, reason=f"{UNKNOWN_TOOL}: {shown}")
     try:
         args = arguments if type(arguments) is dict else decode_arguments(arguments)
@@ -111,13 +112,16 @@ def make_call(
             name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}"
         )
     args = catalog.normalize_arguments(resolved, args, coerce=coerce)
-    if isinstance(name, str) and name != resolved:
+    if name != resolved:  # ``resolve`` only answers a string
         # An alias may imply arguments (an action, for an action-based tool).
         args = {**args, **catalog.implied_arguments(name, resolved)}
-    if isinstance(call_id, int) and not isinstance(call_id, bool):
-        call_id = str(call_id)
-    if not isinstance(call_id, str) or not call_id.strip():
+    if call_id is None:  # the common case: the model gave no id
         call_id = new_call_id(id_style)
+    else:
+        if isinstance(call_id, int) and not isinstance(call_id, bool):
+            call_id = str(call_id)
+        if not isinstance(call_id, str) or not call_id.strip():
+            call_id = new_call_id(id_style)
     return ToolCall(id=call_id, name=resolved, arguments=args)
 
 
@@ -208,15 +212,18 @@ def call_from_object(
     """
     if not isinstance(obj, dict):
         return None
-    _, call_id = _first(obj, _ID_KEYS)
-    if obj.keys().isdisjoint(_SHAPE_KEYS):
-        # The common {"name": .., "arguments": ..}: none of the other shapes.
-        arg_key, args = _first(obj, _ARG_KEYS)
+    keys = obj.keys()
+    call_id = None if keys.isdisjoint(_ID_KEYS) else _first(obj, _ID_KEYS)[1]
+    arg_key: str | None
+    if "arguments" in obj:  # the first of ``_ARG_KEYS``, the one most models write
+        arg_key, args = "arguments", obj["arguments"]
     else:
+        arg_key, args = _first(obj, _ARG_KEYS)
+    if not keys.isdisjoint(_SHAPE_KEYS):
+        # Not the common {"name": .., "arguments": ..}: one of the other shapes?
         shaped = _shaped_call(obj, catalog, call_id, raw, id_style, require_arguments)
         if shaped is not _PLAIN:
             return shaped
-        arg_key, args = _first(obj, _ARG_KEYS)
     name = obj.get("name")
     if not isinstance(name, str):
         return None
@@ -365,8 +372,8 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
     return extra
 
 
-def _span_order(span: Found) -> tuple[int, int]:
-    return span.start, span.end
+# Spans in text order (a C-level key).
+_span_order = operator.attrgetter("start", "end")
 
 
 # What a chain member that found no markup answers (the chain drops it unread).
@@ -375,7 +382,7 @@ _PROBED_NOTHING = ParseResult()
 
 def build_result(
     text: str,
-    found: Iterable[Found],
+    found: Sequence[Found],
     dialect: str | None,
     *,
     text_parsed: bool = True,
@@ -390,30 +397,37 @@ def build_result(
     if not found and PROBING.get():
         # A chain is only asking "any calls?": skip the content work.
         return _PROBED_NOTHING
-    spans = sorted(found, key=_span_order)
-    if spans and "```" in text and any(_example(span) for span in spans):
-        spans = _without_examples(text, spans)
-        if not spans and PROBING.get():
-            return _PROBED_NOTHING
+    spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
     if spans and "```" in text:
-        spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
+        if any(_example(span) for span in spans):
+            spans = _without_examples(text, spans)
+            if not spans and PROBING.get():
+                return _PROBED_NOTHING
+        if spans:
+            spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
+    calls: list[ToolCall] = []
+    rejected: list[RejectedCall] = []
     pos = 0
     for span in spans:
         if span.start > pos:
             pieces.append(text[pos : span.start])
         pos = max(pos, span.end)
+        call = span.call
+        if isinstance(call, ToolCall):
+            calls.append(call)
+        elif call is not None:
+            rejected.append(call)
     pieces.append(text[pos:])
-    remaining = "\n".join(p for p in pieces if p) if len(pieces) > 1 else pieces[0]
+    remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)
-    calls = [s.call for s in spans if isinstance(s.call, ToolCall)]
-    rejected = [s.call for s in spans if isinstance(s.call, RejectedCall)]
     return ParseResult(
         calls=calls,
         content=content,
         reasoning=reasoning,
         dialect=dialect,
         text_parsed=text_parsed,
-        end=max((s.end for s in spans), default=None),
+        # The offset after the last span (``pos`` only grows).
+        end=pos if spans else None,
         rejected=rejected,
     )

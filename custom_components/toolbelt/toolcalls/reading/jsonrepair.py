@@ -22,11 +22,13 @@ from typing import Any
 
 import json5
 
+from .memo import memoized
 from .numbers import NumberTooLongError, read_number
 
 __all__ = [
     "LooseJSONError",
     "TruncatedJSONError",
+    "bracket_end",
     "decode_arguments",
     "end_json5_budget",
     "find_json_end",
@@ -61,6 +63,7 @@ _JSON5_LIMIT = 1_000
 _JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=None)
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
+_BLANKS_RE = re.compile(r"[ \t]*")
 _BARE_RE = re.compile(r"[^,:\]}\n\r\t ]*")
 
 
@@ -373,12 +376,14 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
 _DECODER = json.JSONDecoder()
 
 
+@memoized
 def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
     """``(value, end)`` of the strictly valid JSON value at ``text[start]``, else None.
 
     One C-level read: the common case (a model that writes valid JSON) needs
     neither the bracket scan nor the repairs. None also for a value the
     ladder refuses (nested deeper than ``MAX_DEPTH``): the ladder says why.
+    Read once per reply however many dialects of a chain ask (``memo``).
     """
     try:
         value, end = _DECODER.raw_decode(text, start)
@@ -405,6 +410,12 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
         strict = strict_json_at(text, start)
         if strict is not None and strict[1] <= end:
             return strict[1]
+    return bracket_end(text, start, end)
+
+
+def bracket_end(text: str, start: int, end: int) -> int:
+    """``find_json_end`` for a value ``strict_json_at`` could not read before
+    ``end`` (``end`` at most ``len(text)``): the bracket scan alone."""
     if end - start > 4096:
         # Long values are scanned once per reply even when several dialects ask.
         key = (text, start, end)
@@ -482,9 +493,7 @@ def scan_json(text: str, start: int) -> tuple[Any, int]:
 
 def skip_stray_closer(text: str, end: int) -> int:
     """Step over one stray ``}``/``]`` (and spaces) that follows a value."""
-    pos = end
-    while pos < len(text) and text[pos] in " \t":
-        pos += 1
+    pos = _BLANKS_RE.match(text, end).end()  # type: ignore[union-attr]
     if pos < len(text) and text[pos] in "}]":
         return pos + 1
     return end

@@ -122,6 +122,8 @@ def prefer_outside_reasoning(text: str, found: list[Found]) -> list[Found]:
     Qwen3 and Kimi put real calls in their thinking; Seed-OSS, LFM2 and others
     quote example calls there while the real call follows the block.
     """
+    if not any(isinstance(f.call, ToolCall) for f in found):
+        return found  # nothing outside could win over it
     spans = reasoning_spans(text)
     if not spans:
         return found

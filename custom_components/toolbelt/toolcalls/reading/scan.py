@@ -19,6 +19,7 @@ from .calls import Found, calls_from_value, reply_start
 from .jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
+    bracket_end,
     find_json_end,
     loads_loose,
     skip_stray_closer,
@@ -52,9 +53,9 @@ _WS = re.compile(r"[ \t\r\n]*")
 
 def skip_ws(text: str, pos: int, limit: int | None = None) -> int:
     """First non-whitespace offset at or after ``pos`` (at most ``limit``)."""
-    match = _WS.match(text, pos) if pos < len(text) else None
-    end = match.end() if match else pos
-    return end if limit is None else min(end, limit)
+    # ``_WS`` matches everywhere (a starred class).
+    end = _WS.match(text, pos).end() if pos < len(text) else pos  # type: ignore[union-attr]
+    return end if limit is None or end < limit else limit
 
 
 def _truncated(text: str, start: int, limit: int) -> RejectedCall:
@@ -84,7 +85,7 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
         result: tuple[Any, int, str | None] = (strict[0], strict[1], None)
         _remember(key, result)
         return result
-    end = find_json_end(text, pos, limit)
+    end = bracket_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
         result = (None, limit, TRUNCATED)
@@ -276,7 +277,6 @@ def _after_tag(text: str, pos: int) -> bool:
     return pos > 0 and text[pos - 1] == ">"
 
 
-@memoized
 def prose_json_calls(
     text: str, catalog: Catalog, *, start: int = 0, id_style: str = "openai"
 ) -> list[Found]:
@@ -369,6 +369,7 @@ def tag_blocks(
     block. An unclosed block runs to the next opener or the end of the text.
     At most ``MAX_BLOCKS`` blocks are read.
     """
+    size = len(text)
     pos = 0
     next_close = -2  # memo: first closer at/after some offset (-1: none left)
     for _ in range(MAX_BLOCKS):
@@ -376,19 +377,22 @@ def tag_blocks(
         if start < 0:
             return
         body_start = start + len(opener)
-        inner = skip_ws(text, body_start)
+        # ``_WS`` matches everywhere (a starred class): no function call per block.
+        inner = _WS.match(text, body_start).end()  # type: ignore[union-attr]
         search_from = body_start
-        nxt = text.find(opener, body_start)
-        if inner < len(text) and text[inner] in "{[":
+        if inner < size and text[inner] in "{[":
             json_end = find_json_end(text, inner)
             if json_end > 0:
                 search_from = json_end
         if next_close == -2 or (0 <= next_close < search_from):
             next_close = text.find(closer, search_from)
         close = next_close
-        if close < 0 or (0 <= nxt < close and search_from == body_start):
+        nxt = text.find(opener, body_start) if search_from == body_start else -1
+        if close < 0 or 0 <= nxt < close:
             # Never closed: the block runs to the next opener or the end.
-            body_end = nxt if nxt >= 0 else len(text)
+            if search_from != body_start:
+                nxt = text.find(opener, body_start)
+            body_end = nxt if nxt >= 0 else size
             yield start, body_start, body_end, body_end
             if nxt < 0:
                 return

@@ -16,6 +16,7 @@ import re
 
 from ..reading.finder import Finder
 from ..reading.jsonrepair import LooseJSONError, loads_loose
+from ..reading.literals import Literals, literals
 from . import reasoning as delimiters
 from .fences import find_fences
 from .quirks import strip_quirks
@@ -50,6 +51,18 @@ def register_reasoning_delimiters(
         _clean_large.cache_clear()
 
 
+# Every opener and closer of ``_REASONING``, rebuilt when a block is registered
+# (the list only grows): most replies hold none, found in one scan.
+_delimiter_set: list[tuple[int, Literals]] = []
+
+
+def _delimiters() -> Literals:
+    if not _delimiter_set or _delimiter_set[0][0] != len(_REASONING):
+        words = (w for opener, closers, _ in _REASONING for w in (opener, *closers))
+        _delimiter_set[:] = [(len(_REASONING), literals(words))]
+    return _delimiter_set[0][1]
+
+
 def split_reasoning(text: str) -> tuple[str, str]:
     """Return ``(visible, reasoning)``; an unclosed block runs to the end.
 
@@ -58,7 +71,7 @@ def split_reasoning(text: str) -> tuple[str, str]:
     through a ``Finder``, so a megabyte of blocks never searches to the end
     once per block.
     """
-    if not text:
+    if not text or not _delimiters().any_in(text):
         return text, ""
     visible: list[str] = []
     reasoning: list[str] = []
