@@ -6,7 +6,7 @@ a ```` ```python ```` fence between those tokens). Without markers a list only c
 at the start of the reply, or later when every name in it is a catalog tool; a
 bare ``name(args)`` counts only when it is the whole reply and names a
 catalog tool, so prose like "The GetLiveContext() tool returns…" stays prose.
-Values are read with ``ast`` (literals only); nothing is evaluated.
+Values are read as literals only (``reading/pycall.py``); nothing is evaluated.
 """
 
 from __future__ import annotations
@@ -56,15 +56,23 @@ _MAX_MIDTEXT_TRIES = 20
 
 def _json_safe(value: Any) -> bool:
     """Only values JSON can carry: no bytes, complex numbers or infinities."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, list):
-        return all(_json_safe(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
-    return False
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if item is None or isinstance(item, (str, int)):  # bool is an int
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, list):
+            pending += item
+        elif isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            pending += item.values()
+        else:
+            return False
+    return True
 
 
 def python_calls(
@@ -72,10 +80,10 @@ def python_calls(
 ) -> list[ToolCall | RejectedCall]:
     """Calls from Python call syntax; raises ``PyCallError`` if it is not that.
 
-    Strict ``ast`` first; the forgiving reader only when that fails; then each
-    call of the list on its own, when at least one of them is a readable call
-    to a catalog tool: the unreadable ones are refused with their reason and
-    the good ones kept (one slip does not lose the whole list).
+    Strict (``parse_python_calls``) first; the forgiving reader only when that
+    fails; then each call of the list on its own, when at least one of them is
+    a readable call to a catalog tool: the unreadable ones are refused with
+    their reason and the good ones kept (one slip does not lose the whole list).
     """
     result: list[ToolCall | RejectedCall] = []
     try:
@@ -94,6 +102,19 @@ def python_calls(
                     result.append(RejectedCall(name=item.name, raw=raw, reason=reason))
                 else:
                     parsed.append(item)
+    result.extend(_read_calls(catalog, parsed, raw=raw, coerce=coerce))
+    return result
+
+
+def _read_calls(
+    catalog: Catalog,
+    parsed: list[tuple[str, dict[str, Any], list[Any]]],
+    *,
+    raw: str,
+    coerce: bool = False,
+) -> list[ToolCall | RejectedCall]:
+    """Calls (or refusals) from ``(name, kwargs, positional)`` already read."""
+    result: list[ToolCall | RejectedCall] = []
     for name, kwargs, positional in parsed:
         if not _json_safe([kwargs, positional]):
             reason = "argument values must be plain literals (text, numbers, lists)"
@@ -282,7 +303,7 @@ class PythonicDialect(Dialect):
                 continue
             if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
                 continue
-            calls = python_calls(catalog, text[start:end], raw=text[start:end])
+            calls = _read_calls(catalog, parsed, raw=text[start:end])
             found.extend(Found(start, end, c) for c in calls)
         return found
 
@@ -301,7 +322,7 @@ class PythonicDialect(Dialect):
             return []
         if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
             return []
-        calls = python_calls(catalog, body, raw=body)
+        calls = _read_calls(catalog, parsed, raw=body)
         return [Found(start, start + len(body), c) for c in calls]
 
     @override
