@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 import select
 import subprocess
@@ -141,9 +140,12 @@ def test_cli_answers_each_line_before_the_next_arrives() -> None:
         assert proc.wait(timeout=60) == 0
 
 
+def _not_json(constant: str) -> None:
+    raise AssertionError(f"{constant} is not JSON")
+
+
 _WITHOUT_ORJSON = (
     "import sys; sys.modules['orjson'] = None; import runpy;"
-    "sys.argv[1:1] = [];"
     "runpy.run_module('custom_components.toolbelt.toolcalls', run_name='__main__')"
 )
 
@@ -151,14 +153,15 @@ _WITHOUT_ORJSON = (
 def test_cli_answers_the_same_with_and_without_orjson() -> None:
     """orjson (HA's JSON library) reads and writes the lines when installed; what
     it refuses (lone surrogates, integers past 64 bits, NaN in the input) falls
-    back to the standard library, and every answer is the one the standard
-    library gives, but for a NaN argument, which orjson writes as JSON's null."""
+    back to the standard library, and every answer is the same strict, compact
+    JSON line either way: a NaN or infinite argument is null, never NaN."""
     texts = [
         '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "Küche ☕"}}</tool_call>',
         "hi \ud800 there",
-        '{"name": "HassLightSet", "arguments": {"name": "lamp", "brightness": 123456789012345678901234}}',
         '{"name": "HassLightSet", "arguments": {"name": "lamp", "brightness": NaN}}',
-        "[HassLightSet(name='lamp', brightness=1e400)]",
+        # orjson refuses this answer (an integer past 64 bits), NaN and all
+        '<tool_call>{"name": "HassTurnOn", "arguments": {"name": "x", "b": NaN, '
+        f'"c": {10**23}}}}}</tool_call>',
         'Ein ganz normaler Satz mit Umlauten: äöü — und "Anführungszeichen".',
     ]
     lines = [json.dumps({"text": text}) for text in texts]
@@ -180,18 +183,21 @@ def test_cli_answers_the_same_with_and_without_orjson() -> None:
         assert proc.returncode == 0, proc.stderr
         out = proc.stdout.decode("utf-8").splitlines()
         assert len(out) == len(lines)
-        parsed = [json.loads(line) for line in out]
+        assert not any('": ' in line or '", ' in line for line in out)  # compact
+        parsed = [json.loads(line, parse_constant=_not_json) for line in out]
         for answer in parsed:
             for call in answer.get("calls", ()):
                 call["id"] = "call"
         answers.append(parsed)
-    # NaN is not JSON: orjson writes null where the standard library writes NaN.
     with_orjson, without = answers
-    assert with_orjson[3]["calls"][0]["arguments"]["brightness"] is None
-    assert math.isnan(without[3]["calls"][0]["arguments"]["brightness"])
-    without[3]["calls"][0]["arguments"]["brightness"] = None
     assert with_orjson == without
     assert with_orjson[0]["calls"][0]["arguments"] == {"name": "Küche ☕"}
     assert with_orjson[1]["content"] == "hi \ud800 there"
-    assert with_orjson[6] == {"calls": [], "content": "big"}
-    assert all("error" in answer for answer in with_orjson[7:])
+    assert with_orjson[2]["calls"][0]["arguments"]["brightness"] is None
+    assert with_orjson[3]["calls"][0]["arguments"] == {
+        "name": "x",
+        "b": None,
+        "c": 10**23,
+    }
+    assert with_orjson[5] == {"calls": [], "content": "big"}
+    assert all("error" in answer for answer in with_orjson[6:])

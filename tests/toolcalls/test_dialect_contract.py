@@ -509,15 +509,20 @@ NEAR_MISSES = [
 
 
 def _turned_away(dialect: Dialect, text: str) -> bool:
-    """Whether a chain that found one of the dialect's triggers in ``text``
-    (every member's, in one scan) lets it read no further: ``may_match``."""
+    """Whether a chain skips the dialect for ``text``: none of its triggers is in
+    it (every member's, found in one scan), or ``may_match`` says no."""
     triggered = not dialect.triggers or any(t in text for t in dialect.triggers)
-    return triggered and not dialect.may_match(text)
+    if not triggered and dialect.name == "xlam" and "<tool_call>" in text:
+        # xlam refuses a <tool_call> body that is not JSON, a tag it has no
+        # trigger for: glm, Hermes or qwen3_coder_xml read or refuse it first.
+        return False
+    return not triggered or not dialect.may_match(text)
 
 
 @pytest.mark.parametrize("dialect", PRECISE)
 def test_a_dialect_whose_may_match_says_no_finds_nothing(dialect: str) -> None:
-    """Over every fixture, wire sample and near miss."""
+    """Nor one whose triggers are all missing: the chain asks ``may_match`` only
+    when one is there. Over every fixture, wire sample and near miss."""
     found = get_dialect(dialect)
     for text in FIXTURE_TEXTS + list(WIRE.values()) + NEAR_MISSES:
         if _turned_away(found, text):

@@ -47,6 +47,7 @@ PLAIN = [
     "f(a=" + "[" * 65 + "]" * 65 + ")",  # as deep as MAX_DEPTH allows
     "f(a=" + "[" * 63 + "-1" + "]" * 63 + ")",
     "f(a=" + "{'k': " * 64 + "1" + "}" * 64 + ")",
+    r"""f(x={"a\nb": 1, 'it\'s': 2, "say \"hi\"": 3})""",  # keys unescaped as values
 ]
 
 # Shapes ``ast`` must decide (some it reads, some it refuses).
@@ -192,6 +193,7 @@ _ATOMS = st.sampled_from(
         "{}",
         "[1,]",
         '{"a": 1}',
+        '{"a\\nb": 1, \'it\\\'s\': "x"}',
         "{1: 2}",
         "(1,)",
         '"a" "b"',

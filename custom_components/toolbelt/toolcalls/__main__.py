@@ -15,9 +15,9 @@ or piped alone, once per chunk for a file of many lines.
 JSON is read and written with ``orjson`` (Home Assistant's own JSON library)
 when it is installed: a third of the CLI's cost per reply was the standard
 library's JSON. What orjson refuses (a lone surrogate, an integer past 64
-bits, ``NaN`` in the input) goes through the standard library as before; a
-``NaN`` or infinite argument is written as JSON's ``null`` (not as ``NaN``,
-which is not JSON).
+bits, ``NaN`` in the input) goes through the standard library, written the
+same way: compact, and a ``NaN`` or infinite argument as JSON's ``null`` (the
+standard library's ``NaN`` is not JSON).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import codecs
 from collections.abc import Iterator
 import io
 import json
+import math
 import os
 import sys
 from typing import Any, BinaryIO, TextIO
@@ -90,8 +91,22 @@ def _handle(line: str, catalog: Catalog, dialect: Dialect) -> dict[str, Any]:
     return answer
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-_ENCODE_ASCII = json.JSONEncoder().encode
+# Compact and strict, as orjson writes: no NaN (not JSON), no spaces.
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False
+).encode
+_ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each NaN or infinity as None (JSON's null), as orjson writes."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _dumps(answer: dict) -> bytes:
@@ -102,8 +117,13 @@ def _dumps(answer: dict) -> bytes:
         except TypeError:  # a lone surrogate, an integer past 64 bits
             pass
     try:
-        return (_ENCODE(answer) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
+        text = _ENCODE(answer)
+    except ValueError:  # a NaN or an infinity
+        answer = _finite(answer)
+        text = _ENCODE(answer)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
         return (_ENCODE_ASCII(answer) + "\n").encode("ascii")
 
 

@@ -33,7 +33,6 @@ __all__ = [
     "end_json5_budget",
     "find_json_end",
     "json5_budget",
-    "json5_budget_open",
     "loads_loose",
     "scan_json",
     "skip_stray_closer",
@@ -333,11 +332,6 @@ def _spend_json5(size: int) -> None:
     if size > left[0]:
         raise LooseJSONError("not JSON, even with repairs (json5 budget spent)")
     left[0] -= size
-
-
-def json5_budget_open() -> bool:
-    """Whether a ``start_json5_budget`` is in force."""
-    return _JSON5_LEFT.get() is not None
 
 
 def start_json5_budget(chars: int = _JSON5_LIMIT) -> Token | None:

@@ -150,7 +150,7 @@ def _plain_value(tokens: list[_Token], i: int, depth: int) -> tuple[Any, int]:
             key = tokens[i][1]
             if not key or tokens[i + 1][4] != ":":
                 raise _Unsure
-            result[key[1:-1]], i = _plain_value(tokens, i + 2, depth + 1)
+            result[_text(key)], i = _plain_value(tokens, i + 2, depth + 1)
             if tokens[i][4] == ",":
                 i += 1
             elif tokens[i][4] != "}":
