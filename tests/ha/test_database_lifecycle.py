@@ -248,11 +248,12 @@ async def test_an_unload_still_closing_when_ha_stops_is_waited_for(
     ]
 
 
-async def stage_final_write(hass: HomeAssistant, started_before: set[Any]) -> list[str]:
-    """HA's stop from its final-write stage on: fire the event, wait for the tasks
-    made since the stop began (not ``started_before``), then name the earlier
-    tasks that are still running, which HA logs as cut off."""
-    hass.bus.async_fire_internal(EVENT_HOMEASSISTANT_FINAL_WRITE)
+async def rest_of_final_write(
+    hass: HomeAssistant, started_before: set[Any]
+) -> list[str]:
+    """HA's stop once it has fired the final-write event: wait for the tasks made
+    since the stop began (not ``started_before``), then name the earlier tasks
+    still running, which HA logs as cut off."""
     await asyncio.sleep(0)
     while pending := [
         t for t in hass._tasks - started_before if not t.done()
@@ -282,9 +283,8 @@ async def test_a_close_that_has_ended_but_not_returned_when_ha_stops_is_waited_f
         await close(self, reason)
         if first:
             before = set(hass._tasks)  # HA's stop does not wait for these
-            stage.append(
-                hass.loop.create_task(stage_final_write(hass, before), eager_start=True)
-            )
+            hass.bus.async_fire_internal(EVENT_HOMEASSISTANT_FINAL_WRITE)
+            stage.append(hass.loop.create_task(rest_of_final_write(hass, before)))
             for _ in range(3):
                 await asyncio.sleep(0)
 
