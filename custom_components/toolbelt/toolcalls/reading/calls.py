@@ -125,7 +125,8 @@ def make_call(
             call_id = str(call_id)
         if not isinstance(call_id, str) or not call_id.strip():
             call_id = new_call_id(id_style)
-    return ToolCall(id=call_id, name=resolved, arguments=args)
+    # Positional: a class called with keywords costs twice as much.
+    return ToolCall(call_id, resolved, args)
 
 
 def _first(obj: dict[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
@@ -435,16 +436,10 @@ def build_result(
     pieces.append(text[pos:])
     remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)
-    return ParseResult(
-        calls=calls,
-        content=content,
-        reasoning=reasoning,
-        dialect=dialect,
-        text_parsed=text_parsed,
-        # The offset after the last span (``pos`` only grows).
-        end=pos if spans else None,
-        rejected=rejected,
-    )
+    # The offset after the last span (``pos`` only grows).
+    end = pos if spans else None
+    # Positional, in field order: a class called with keywords costs twice as much.
+    return ParseResult(calls, content, reasoning, dialect, text_parsed, end, rejected)
 
 
 def _one_span_result(
@@ -462,12 +457,7 @@ def _one_span_result(
         f"{before}\n{after}" if before and after else before or after, sanitize
     )
     call = span.call
-    return ParseResult(
-        calls=[call] if isinstance(call, ToolCall) else [],
-        content=content,
-        reasoning=reasoning,
-        dialect=dialect,
-        text_parsed=text_parsed,
-        end=end,
-        rejected=[call] if isinstance(call, RejectedCall) else [],
-    )
+    calls = [call] if isinstance(call, ToolCall) else []
+    rejected = [call] if isinstance(call, RejectedCall) else []
+    # Positional, in field order (as in ``build_result``).
+    return ParseResult(calls, content, reasoning, dialect, text_parsed, end, rejected)

@@ -306,7 +306,10 @@ def loads_loose(text: str) -> Any:
 def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> Any:
     """``value`` (read from ``text[start:end]``), unless it nests deeper than
     ``MAX_DEPTH`` (checked without recursion)."""
-    if not isinstance(value, (dict, list)) or (
+    if not isinstance(value, (dict, list)):
+        return value
+    # Each level takes an opener and a closer: a short value cannot nest deep.
+    if (len(text) if end is None else end) - start <= 2 * MAX_DEPTH or (
         text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
     ):
         return value
