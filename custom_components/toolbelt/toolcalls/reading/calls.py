@@ -60,7 +60,7 @@ _PLACEHOLDER = re.compile(
 
 # Ids are unique, not secret: a random prefix per process and a counter, so a
 # call costs no system call for randomness.
-_ID_PREFIX = secrets.token_hex(6)
+_ID_PREFIX = f"call_{secrets.token_hex(6)}"
 _ID_COUNT = itertools.count()
 
 
@@ -68,7 +68,7 @@ def new_call_id(style: str = "openai") -> str:
     """A fresh call id: ``call_<24 hex>``, or 9 alphanumerics for Mistral."""
     if style == "mistral":
         return secrets.token_hex(5)[:9]
-    return f"call_{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFFFFFF:012x}"
+    return f"{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFFFFFF:012x}"
 
 
 @dataclass(slots=True)
@@ -103,15 +103,18 @@ def make_call(
     if resolved is None:
         shown = name if isinstance(name, str) else repr(name)
         return RejectedCall(name=shown, raw=raw, reason=f"{UNKNOWN_TOOL}: {shown}")
-    try:
-        args = arguments if type(arguments) is dict else decode_arguments(arguments)
-    except TruncatedJSONError:
-        return RejectedCall(name=resolved, raw=raw, reason="arguments are truncated")
-    except LooseJSONError as err:
-        return RejectedCall(
-            name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}"
-        )
-    args = catalog.normalize_arguments(resolved, args, coerce=coerce)
+    if type(arguments) is not dict:
+        try:
+            arguments = decode_arguments(arguments)
+        except TruncatedJSONError:
+            return RejectedCall(
+                name=resolved, raw=raw, reason="arguments are truncated"
+            )
+        except LooseJSONError as err:
+            return RejectedCall(
+                name=resolved, raw=raw, reason=f"arguments are not valid JSON: {err}"
+            )
+    args = catalog.normalize_arguments(resolved, arguments, coerce=coerce)
     if name != resolved:  # ``resolve`` only answers a string
         # An alias may imply arguments (an action, for an action-based tool).
         args = {**args, **catalog.implied_arguments(name, resolved)}
@@ -122,7 +125,8 @@ def make_call(
             call_id = str(call_id)
         if not isinstance(call_id, str) or not call_id.strip():
             call_id = new_call_id(id_style)
-    return ToolCall(id=call_id, name=resolved, arguments=args)
+    # Positional: a class called with keywords costs twice as much.
+    return ToolCall(call_id, resolved, args)
 
 
 def _first(obj: dict[str, Any], keys: Iterable[str]) -> tuple[str | None, Any]:
@@ -137,6 +141,7 @@ _SHAPE_KEYS = frozenset(
     {"functionCall", "function_call", "tool_call", "function", *_NAME_KEYS}
 )
 _PLAIN: Any = object()
+_ABSENT: Any = object()
 
 
 def _shaped_call(
@@ -212,6 +217,13 @@ def call_from_object(
     """
     if not isinstance(obj, dict):
         return None
+    if len(obj) == 2 and type(name := obj.get("name")) is str:
+        # The shape most models write: {"name": .., "arguments"|"parameters": ..}.
+        args = obj.get("arguments", _ABSENT)
+        if args is _ABSENT:
+            args = obj.get("parameters", _ABSENT)
+        if args is not _ABSENT:
+            return make_call(catalog, name, args, raw=raw, id_style=id_style)
     keys = obj.keys()
     call_id = None if keys.isdisjoint(_ID_KEYS) else _first(obj, _ID_KEYS)[1]
     arg_key: str | None
@@ -258,17 +270,18 @@ def calls_from_value(
     makes the whole list not a call list, so ordinary JSON data stays text).
     An empty list gives ``[]``.
     """
-    if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
-        value = value["tool_calls"]
     if isinstance(value, dict):
-        one = call_from_object(
-            value,
-            catalog,
-            raw=raw,
-            id_style=id_style,
-            require_arguments=require_arguments,
-        )
-        return None if one is None else [one]
+        listed = value.get("tool_calls")
+        if not isinstance(listed, list):
+            one = call_from_object(
+                value,
+                catalog,
+                raw=raw,
+                id_style=id_style,
+                require_arguments=require_arguments,
+            )
+            return None if one is None else [one]
+        value = listed
     if isinstance(value, list):
         result: list[ToolCall | RejectedCall] = []
         for item in value:
@@ -286,9 +299,10 @@ def calls_from_value(
     return None
 
 
+# Possessive: the run of leading pieces is taken whole, in one C-level match.
 _LEADING = re.compile(
     r"(?:\s+|<think>.*?</think>|<\|im_start\|>assistant|<\|start_header_id\|>assistant"
-    r"<\|end_header_id\|>|<\|python_tag\|>|<\|START_RESPONSE\|>|\[THINK\].*?\[/THINK\])",
+    r"<\|end_header_id\|>|<\|python_tag\|>|<\|START_RESPONSE\|>|\[THINK\].*?\[/THINK\])*+",
     re.S,
 )
 
@@ -302,11 +316,10 @@ def reply_start(text: str) -> int:
     lone = text.find("</think>")
     if lone >= 0 and text.find("<think>", 0, lone) < 0:
         pos = lone + len("</think>")
-    while True:
-        match = _LEADING.match(text, pos)
-        if not match or match.end() == pos:
-            return pos
-        pos = match.end()
+    first = text[pos : pos + 1]
+    if first != "<" and first != "[" and not first.isspace():
+        return pos  # no leading piece starts here (``\s`` is ``isspace``)
+    return _LEADING.match(text, pos).end()  # type: ignore[union-attr]  # a starred group
 
 
 def placeholder_name(name: str) -> bool:
@@ -397,6 +410,8 @@ def build_result(
     if not found and PROBING.get():
         # A chain is only asking "any calls?": skip the content work.
         return _PROBED_NOTHING
+    if len(found) == 1 and "```" not in text:
+        return _one_span_result(text, found[0], dialect, text_parsed, sanitize)
     spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
     if spans and "```" in text:
         if any(_example(span) for span in spans):
@@ -421,13 +436,28 @@ def build_result(
     pieces.append(text[pos:])
     remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)
-    return ParseResult(
-        calls=calls,
-        content=content,
-        reasoning=reasoning,
-        dialect=dialect,
-        text_parsed=text_parsed,
-        # The offset after the last span (``pos`` only grows).
-        end=pos if spans else None,
-        rejected=rejected,
+    # The offset after the last span (``pos`` only grows).
+    end = pos if spans else None
+    # Positional, in field order: a class called with keywords costs twice as much.
+    return ParseResult(calls, content, reasoning, dialect, text_parsed, end, rejected)
+
+
+def _one_span_result(
+    text: str,
+    span: Found,
+    dialect: str | None,
+    text_parsed: bool,
+    sanitize: Callable[[str], str] | None,
+) -> ParseResult:
+    """``build_result`` of one span in a reply without fences (most replies)."""
+    end = max(span.end, 0)
+    before = text[: span.start] if span.start > 0 else ""
+    after = text[end:]
+    content, reasoning = clean(
+        f"{before}\n{after}" if before and after else before or after, sanitize
     )
+    call = span.call
+    calls = [call] if isinstance(call, ToolCall) else []
+    rejected = [call] if isinstance(call, RejectedCall) else []
+    # Positional, in field order (as in ``build_result``).
+    return ParseResult(calls, content, reasoning, dialect, text_parsed, end, rejected)

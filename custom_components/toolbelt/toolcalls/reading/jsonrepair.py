@@ -306,7 +306,10 @@ def loads_loose(text: str) -> Any:
 def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> Any:
     """``value`` (read from ``text[start:end]``), unless it nests deeper than
     ``MAX_DEPTH`` (checked without recursion)."""
-    if not isinstance(value, (dict, list)) or (
+    if not isinstance(value, (dict, list)):
+        return value
+    # Each level takes an opener and a closer: a short value cannot nest deep.
+    if (len(text) if end is None else end) - start <= 2 * MAX_DEPTH or (
         text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
     ):
         return value
@@ -425,6 +428,7 @@ def bracket_end(text: str, start: int, end: int) -> int:
 _END_CACHE: dict[tuple[str, int, int], int] = {}
 
 
+@memoized  # a value that is not strict JSON is scanned once per reply, not per member
 def _find_end(text: str, start: int, end: int) -> int:
     depth = 0
     pos = start
@@ -487,7 +491,9 @@ def scan_json(text: str, start: int) -> tuple[Any, int]:
 
 def skip_stray_closer(text: str, end: int) -> int:
     """Step over one stray ``}``/``]`` (and spaces) that follows a value."""
-    pos = _BLANKS_RE.match(text, end).end()  # type: ignore[union-attr]
+    pos = end
+    if pos < len(text) and text[pos] in " \t":
+        pos = _BLANKS_RE.match(text, pos).end()  # type: ignore[union-attr]
     if pos < len(text) and text[pos] in "}]":
         return pos + 1
     return end

@@ -49,12 +49,18 @@ _CALLISH = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|action)["']?
 MAX_BLOCKS = 256
 
 _WS = re.compile(r"[ \t\r\n]*")
+_WS_CHARS = " \t\r\n"
 
 
 def skip_ws(text: str, pos: int, limit: int | None = None) -> int:
     """First non-whitespace offset at or after ``pos`` (at most ``limit``)."""
-    # ``_WS`` matches everywhere (a starred class).
-    end = _WS.match(text, pos).end() if pos < len(text) else pos  # type: ignore[union-attr]
+    end = pos
+    if pos < len(text) and text[pos] in _WS_CHARS:
+        # Most runs are one newline: a regex call costs more than two looks.
+        end = pos + 1
+        if end < len(text) and text[end] in _WS_CHARS:
+            # ``_WS`` matches everywhere (a starred class).
+            end = _WS.match(text, end).end()  # type: ignore[union-attr]
     return end if limit is None or end < limit else limit
 
 
@@ -377,8 +383,7 @@ def tag_blocks(
         if start < 0:
             return
         body_start = start + len(opener)
-        # ``_WS`` matches everywhere (a starred class): no function call per block.
-        inner = _WS.match(text, body_start).end()  # type: ignore[union-attr]
+        inner = skip_ws(text, body_start)
         search_from = body_start
         if inner < size and text[inner] in "{[":
             json_end = find_json_end(text, inner)

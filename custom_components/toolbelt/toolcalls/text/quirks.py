@@ -25,10 +25,11 @@ def strip_quirks(text: str) -> str:
     """The reply without speaker labels, BBCode and invented next turns."""
     if not text:
         return text
-    if match := _NEXT_TURN.search(text):
-        text = text[: match.start()]
-    if match := _SPEAKER.match(text):
-        text = text[match.end() :]
+    if ":" in text:  # a label and an invented turn both end with one
+        if match := _NEXT_TURN.search(text):
+            text = text[: match.start()]
+        if match := _SPEAKER.match(text):
+            text = text[match.end() :]
     if "]" not in text:  # no tag can close: skip a pass over every "["
         return text
     return _BBCODE.sub("", text)

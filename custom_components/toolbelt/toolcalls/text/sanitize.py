@@ -385,7 +385,9 @@ def remove_words(text: str, words: tuple[str, ...]) -> str:
 
 def tidy(text: str) -> str:
     """Trim, and fold runs of blank lines left behind by removed markup."""
-    return _BLANKS.sub("\n\n", text).strip()
+    if text.count("\n") > 2:  # ``_BLANKS`` needs three
+        text = _BLANKS.sub("\n\n", text)
+    return text.strip()
 
 
 def _clean(text: str) -> tuple[str, str]:
@@ -399,6 +401,30 @@ _clean_large = lru_cache(maxsize=4)(_clean)
 _quirks_large = lru_cache(maxsize=4)(strip_quirks)
 
 
+# Characters one of ``clean``'s layers needs to change anything: ":" (speaker
+# labels, invented turns, scratchpads), "[" "]" (BBCode, ``[THINK]``, stray
+# tags), "<" (reasoning, tokens, tags), "`" "~" (fences) and "{" (a final-answer
+# blob). Reasoning delimiters without any of them join as words.
+_LAYER_CHARS = ":[]<`~{"
+
+
+def _layers() -> re.Pattern[str]:
+    """What a text must hold for a layer other than ``tidy`` to apply."""
+    global _LAYERS  # rebuilt when a reasoning block is registered
+    words = {
+        word
+        for opener, closers, _ in _REASONING
+        for word in (opener, *closers)
+        if not any(char in word for char in _LAYER_CHARS)
+    }
+    pattern = "|".join([f"[{re.escape(_LAYER_CHARS)}]", *map(re.escape, words)])
+    _LAYERS = (len(_REASONING), re.compile(pattern))
+    return _LAYERS[1]
+
+
+_LAYERS: tuple[int, re.Pattern[str]] = (-1, re.compile(""))
+
+
 def clean(
     text: str, dialect_sanitize: Callable[[str], str] | None = None
 ) -> tuple[str, str]:
@@ -408,7 +434,24 @@ def clean(
     unwrapped, then (with every closed code fence set aside, so quoted call
     syntax stays whole) the dialect's own sanitize, reasoning and any format's
     leakage. Cached: a dialect chain may clean one reply once per member.
+    Most contents hold nothing any layer reads: only the dialect's cleanup and
+    ``tidy`` run on them.
     """
+    count, layers = _LAYERS
+    if count != len(_REASONING):  # the list only grows
+        layers = _layers()
+    if not text or layers.search(text) is None:
+        plain = text if dialect_sanitize is None else dialect_sanitize(text)
+        if plain is text or not plain or layers.search(plain) is None:
+            return tidy(plain), ""
+        return _clean_cached(plain) if len(plain) <= 8192 else _clean_large(plain)
+    return _clean_layers(text, dialect_sanitize)
+
+
+def _clean_layers(
+    text: str, dialect_sanitize: Callable[[str], str] | None
+) -> tuple[str, str]:
+    """``clean`` with every layer run."""
     text = strip_quirks(text) if len(text) <= 8192 else _quirks_large(text)
     answer = final_answer_blob(text)
     if answer is not None:
