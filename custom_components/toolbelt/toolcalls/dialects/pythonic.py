@@ -54,6 +54,21 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
 
 
+# Argument types that are always JSON-safe (the usual call: text and numbers).
+_SCALARS = frozenset((str, int, bool, type(None)))
+_KEYS = frozenset((str,))
+
+
+def _plain_arguments(kwargs: dict[str, Any], positional: list[Any]) -> bool:
+    """Whether every argument is a scalar ``_json_safe`` accepts, checked
+    without a Python-level loop; False only means "look closer"."""
+    return (
+        _SCALARS.issuperset(map(type, kwargs.values()))
+        and _KEYS.issuperset(map(type, kwargs))
+        and _SCALARS.issuperset(map(type, positional))
+    )
+
+
 def _json_safe(value: Any) -> bool:
     """Only values JSON can carry: no bytes, complex numbers or infinities."""
     pending = [value]
@@ -116,7 +131,9 @@ def _read_calls(
     """Calls (or refusals) from ``(name, kwargs, positional)`` already read."""
     result: list[ToolCall | RejectedCall] = []
     for name, kwargs, positional in parsed:
-        if not _json_safe([kwargs, positional]):
+        if not _plain_arguments(kwargs, positional) and not _json_safe(
+            [kwargs, positional]
+        ):
             reason = "argument values must be plain literals (text, numbers, lists)"
             result.append(RejectedCall(name=name, raw=raw, reason=reason))
             continue
