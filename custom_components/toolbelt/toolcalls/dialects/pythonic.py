@@ -49,6 +49,7 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|python_start|>", ("<|python_end|>", "<|eom|>", "<|eot|>")),
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
+_BLOCK_TOKENS = tuple(t for opener, closers in _BLOCKS for t in (opener, *closers))
 _LIST_START = PYTHON_LIST.full
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
@@ -210,6 +211,8 @@ def marked_python_blocks(
     recognized = False
     finder = Finder(text)
     for opener, closers in blocks:
+        if opener not in text:
+            continue  # the usual reply: no marker, no search remembered
         pos = finder.find(opener)
         while pos >= 0:
             if too_many(found, text, pos):
@@ -344,9 +347,10 @@ class PythonicDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        for opener, closers in _BLOCKS:
-            for token in (opener, *closers):
-                text = text.replace(token, "")
+        if "<|" not in text:
+            return text  # every block token starts so
+        for token in _BLOCK_TOKENS:
+            text = text.replace(token, "")
         return text
 
     @override
