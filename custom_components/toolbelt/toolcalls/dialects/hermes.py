@@ -59,6 +59,7 @@ HERMES_TAGS: tuple[tuple[str, str, bool], ...] = (
 # Every Hermes opener in one scan: each is ``<`` + letters/``_`` + ``>``, so
 # no two occurrences overlap and ``findall`` sees each one.
 _HERMES_OPENERS = re.compile("|".join(re.escape(tag[0]) for tag in HERMES_TAGS))
+_HERMES_BY_OPENER = {tag[0]: tag for tag in HERMES_TAGS}
 _FUNCTION_TAG = re.compile(
     r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""
 )
@@ -106,6 +107,8 @@ def _present(
     present = _HERMES_OPENERS.findall(text)
     if not present:
         return ()
+    if present.count(present[0]) == len(present):
+        return (_HERMES_BY_OPENER[present[0]],)  # one kind of tag (most replies)
     return [tag for tag in tags if tag[0] in present]
 
 
