@@ -81,11 +81,15 @@ def _json_safe(value: Any) -> bool:
             if not math.isfinite(item):
                 return False
         elif isinstance(item, list):
-            pending += item
+            if not _SCALARS.issuperset(map(type, item)):
+                pending += item  # something in it to look at
         elif isinstance(item, dict):
-            if not all(isinstance(key, str) for key in item):
+            if not _KEYS.issuperset(map(type, item)) and not all(
+                isinstance(key, str) for key in item
+            ):
                 return False
-            pending += item.values()
+            if not _SCALARS.issuperset(map(type, item.values())):
+                pending += item.values()
         else:
             return False
     return True
