@@ -60,6 +60,7 @@ HERMES_TAGS: tuple[tuple[str, str, bool], ...] = (
 # no two occurrences overlap and ``findall`` sees each one.
 _HERMES_OPENERS = re.compile("|".join(re.escape(tag[0]) for tag in HERMES_TAGS))
 _HERMES_BY_OPENER = {tag[0]: tag for tag in HERMES_TAGS}
+_MAX_OPENERS = 256
 _FUNCTION_TAG = re.compile(
     r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""
 )
@@ -103,6 +104,9 @@ def _present(
 ) -> tuple[tuple[str, str, bool], ...] | list[tuple[str, str, bool]]:
     """The ``tags`` whose opener is in ``text``, in order (Hermes' ten: one scan)."""
     if tags is not HERMES_TAGS:
+        return [tag for tag in tags if tag[0] in text]
+    if text.count("<") > _MAX_OPENERS:
+        # A text made of tags: one search per tag, not a list of every one.
         return [tag for tag in tags if tag[0] in text]
     present = _HERMES_OPENERS.findall(text)
     if not present:
