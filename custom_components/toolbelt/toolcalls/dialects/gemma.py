@@ -59,6 +59,8 @@ _STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOT
 _CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
 # The next ``call:`` entry of the same block (Gemma 4 writes several back to back).
 _NEXT_CALL = re.compile(r"\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
+# What a bare key cannot hold: it would be a value or a separator.
+_BAD_KEY = re.compile(r"[{}\[\],]")
 _ESCAPED_QUOTE = {q: re.compile(rf"[{q}\\]") for q in "\"'"}
 _TOOL_FENCES = ("tool_code", "tool_call", "tool_use")
 _LEFTOVERS = re.compile(
@@ -80,15 +82,14 @@ class _GemmaArgs:
         self.pos = 0
         self.stops = _STOPS[quote]
 
-    def ws(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
-            self.pos += 1
-
     def need(self) -> str:
-        self.ws()
-        if self.pos >= len(self.text):
+        """The next non-blank character, the position moved onto it."""
+        text, pos = self.text, self.pos
+        if pos < len(text) and text[pos] in " \t\r\n":
+            pos = self.pos = skip_ws(text, pos)
+        if pos >= len(text):
             raise TruncatedJSONError("arguments end early")
-        return self.text[self.pos]
+        return text[pos]
 
     def string(self) -> str:
         start = self.pos + len(self.quote)
@@ -140,7 +141,7 @@ class _GemmaArgs:
                 if colon < 0:
                     raise TruncatedJSONError("key without value")
                 key = self.text[self.pos : colon].strip()
-                if not key or any(c in key for c in "{}[],"):
+                if not key or _BAD_KEY.search(key):
                     raise ValueError(f"bad key {key!r}")
                 self.pos = colon
             if self.need() != ":":
@@ -280,7 +281,8 @@ class GemmaDialect(Dialect):
         for match in pattern.finditer(text):
             if too_many(found, text, match.start()):
                 break
-            name = next(g for g in match.groups() if g)
+            # The pattern's one name group, or the one of its two that matched.
+            name = match.group(1) or match.group(pattern.groups)
             if known_only and (
                 catalog.resolve(name) is None
                 or not _bare_call_start(text, match.start())

@@ -49,9 +49,25 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|python_start|>", ("<|python_end|>", "<|eom|>", "<|eot|>")),
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
+_BLOCK_TOKENS = tuple(t for opener, closers in _BLOCKS for t in (opener, *closers))
 _LIST_START = PYTHON_LIST.full
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
+
+
+# Argument types that are always JSON-safe (the usual call: text and numbers).
+_SCALARS = frozenset((str, int, bool, type(None)))
+_KEYS = frozenset((str,))
+
+
+def _plain_arguments(kwargs: dict[str, Any], positional: list[Any]) -> bool:
+    """Whether every argument is a scalar ``_json_safe`` accepts, checked
+    without a Python-level loop; False only means "look closer"."""
+    return (
+        _SCALARS.issuperset(map(type, kwargs.values()))
+        and _KEYS.issuperset(map(type, kwargs))
+        and _SCALARS.issuperset(map(type, positional))
+    )
 
 
 def _json_safe(value: Any) -> bool:
@@ -65,11 +81,15 @@ def _json_safe(value: Any) -> bool:
             if not math.isfinite(item):
                 return False
         elif isinstance(item, list):
-            pending += item
+            if not _SCALARS.issuperset(map(type, item)):
+                pending += item  # something in it to look at
         elif isinstance(item, dict):
-            if not all(isinstance(key, str) for key in item):
+            if not _KEYS.issuperset(map(type, item)) and not all(
+                isinstance(key, str) for key in item
+            ):
                 return False
-            pending += item.values()
+            if not _SCALARS.issuperset(map(type, item.values())):
+                pending += item.values()
         else:
             return False
     return True
@@ -116,7 +136,9 @@ def _read_calls(
     """Calls (or refusals) from ``(name, kwargs, positional)`` already read."""
     result: list[ToolCall | RejectedCall] = []
     for name, kwargs, positional in parsed:
-        if not _json_safe([kwargs, positional]):
+        if not _plain_arguments(kwargs, positional) and not _json_safe(
+            [kwargs, positional]
+        ):
             reason = "argument values must be plain literals (text, numbers, lists)"
             result.append(RejectedCall(name=name, raw=raw, reason=reason))
             continue
@@ -193,6 +215,8 @@ def marked_python_blocks(
     recognized = False
     finder = Finder(text)
     for opener, closers in blocks:
+        if opener not in text:
+            continue  # the usual reply: no marker, no search remembered
         pos = finder.find(opener)
         while pos >= 0:
             if too_many(found, text, pos):
@@ -327,9 +351,10 @@ class PythonicDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        for opener, closers in _BLOCKS:
-            for token in (opener, *closers):
-                text = text.replace(token, "")
+        if "<|" not in text:
+            return text  # every block token starts so
+        for token in _BLOCK_TOKENS:
+            text = text.replace(token, "")
         return text
 
     @override

@@ -168,7 +168,7 @@ def _plain_call(
         _stop(tokens[i])
     if opening[4] != "(" or opening[0]:
         raise _Unsure
-    if any(part in _RESERVED for part in name.split(".")):
+    if not _RESERVED.isdisjoint(name.split(".")):
         raise _Unsure
     i += 2
     kwargs: dict[str, Any] = {}

@@ -35,6 +35,7 @@ _PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]"
 _PY_TOKEN_MULTILINE = re.compile(
     r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{}'"]""", re.S
 )
+_OTHER_STOP = re.compile(r"""['"()\[\]{},]""")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {
     "n": "\n",
@@ -83,7 +84,12 @@ def _other(src: str, pos: int) -> tuple[Any, int]:
     """A non-string value: up to the top-level ``,`` or ``)``."""
     depth = 0
     scan = pos
-    while scan < len(src):
+    while True:
+        # Only quotes, brackets and commas matter here: jump to the next one.
+        stop = _OTHER_STOP.search(src, scan)
+        if stop is None:
+            raise PyCallError("the call is never closed")
+        scan = stop.start()
         ch = src[scan]
         if ch in "'\"":
             close = src.find(ch, scan + 1)
@@ -102,8 +108,6 @@ def _other(src: str, pos: int) -> tuple[Any, int]:
         elif ch == "," and depth == 0:
             break
         scan += 1
-    else:
-        raise PyCallError("the call is never closed")
     raw = src[pos:scan].strip()
     if not raw:
         raise PyCallError("an argument has no value")

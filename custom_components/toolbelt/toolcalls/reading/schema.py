@@ -143,6 +143,9 @@ def coerce_value(schema: dict[str, Any] | None, value: Any) -> Any:
     """Coerce one value to fit ``schema``; unchanged when nothing fits."""
     if not isinstance(schema, dict) or not schema:
         return value
+    kind = schema.get("type")
+    if isinstance(kind, str) and _is_type(kind, value):
+        return _coerce_one(kind, schema, value)  # the usual: one type, already met
     kinds = _types(schema)
     if kinds:
         # An exact type match wins before any conversion is tried.
