@@ -69,7 +69,7 @@ def _straddles(words: list[str], opens: str) -> bool:
 class _Group:
     """Strings sharing an opening ``key``, and how to tell which occur."""
 
-    __slots__ = ("bit", "findall", "implied", "key", "search", "single", "words")
+    __slots__ = ("bit", "findall", "implied", "key", "search", "single")
 
     def __init__(self, key: str, words: list[str], bits: dict[str, int]) -> None:
         self.key = key
