@@ -69,7 +69,7 @@ def _straddles(words: list[str], opens: str) -> bool:
 class _Group:
     """Strings sharing an opening ``key``, and how to tell which occur."""
 
-    __slots__ = ("bit", "findall", "implied", "key", "search", "single")
+    __slots__ = ("bit", "findall", "implied", "key", "seek", "single")
 
     def __init__(self, key: str, words: list[str], bits: dict[str, int]) -> None:
         self.key = key
@@ -78,11 +78,11 @@ class _Group:
         longer = [word for word in words if word != key]
         # Few strings: each looked up with ``in``.
         self.single = tuple((word, bits[word]) for word in longer)
-        self.search = self.findall = None
+        self.seek = self.findall = None
         self.implied: dict[str, int] = {}
         if len(longer) > _MAX_IN:
             pattern = re.compile(_trie_pattern(longer))
-            self.search = pattern.search
+            self.seek = pattern.search
             if not _straddles(longer, key):
                 self.findall = pattern.findall
             # A match is the longest string starting there: every string
@@ -99,7 +99,7 @@ class _Group:
             for word in set(self.findall(text)):
                 found |= implied[word]
             return found
-        if self.search is None:
+        if self.seek is None:
             for word, bit in self.single:
                 if word in text:
                     found |= bit
@@ -108,11 +108,11 @@ class _Group:
 
     def _mask_overlapping(self, text: str) -> int:
         """Every match, overlapping ones too (a string may start inside another)."""
-        assert self.search is not None
+        assert self.seek is not None
         found = 0
         pos = 0
         for _ in range(_MAX_MATCHES):
-            match = self.search(text, pos)
+            match = self.seek(text, pos)
             if match is None:
                 return found
             found |= self.implied[match.group()]
@@ -125,8 +125,8 @@ class _Group:
     def any_in(self, text: str) -> bool:
         if self.bit:
             return True
-        if self.search is not None:
-            return self.search(text) is not None
+        if self.seek is not None:
+            return self.seek(text) is not None
         return any(word in text for word, _ in self.single)
 
 
