@@ -5,9 +5,14 @@ fixtures (``tests/fixtures/corpus/dev.jsonl``, ``engine_misses.jsonl`` and
 ``engine_families.jsonl``) ``--repeat`` times over (default 20) as JSON lines
 to ``python -m custom_components.toolbelt.toolcalls tools.json`` and prints the
 cost per reply with the start-up of a one-line run subtracted:
-``(cost(N lines) - cost(1 line)) / (N - 1)``. Costs are the child process's
-CPU time (user + system), the median of ``--runs`` runs (default 5), so other
-load on the machine skews them less than wall time would.
+``(cost(N lines) - cost(1 line)) / (N - 1)``. Costs are CPU time (user +
+system), the median of ``--runs`` runs (default 5), so other load on the
+machine skews them less than wall time would. The child reads its own CPU
+clock once its imports are done and again when it has answered the last line
+(each program below runs under ``_TIMED``), so the cost of importing Python
+and the parser, which varies by a tenth of a second from run to run on a busy
+machine, stays out of both costs: subtracted from the child's total CPU time
+instead, that variance alone moved the per-reply figure by ±20 µs.
 
 Lines printed:
 
@@ -41,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -57,6 +63,16 @@ ISSUE_23_DIALECTS = (
     "gigachat",
 )
 
+# The CLI as ``python -m`` runs it: ``run()`` answers stdin.
+CLI = """
+import io, sys
+from custom_components.toolbelt.toolcalls.__main__ import main
+if isinstance(sys.stdin, io.TextIOWrapper):
+    sys.stdin.reconfigure(errors="replace")
+def run():
+    main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
+"""
+
 _WITHOUT = """
 import sys
 from custom_components.toolbelt.toolcalls import registry
@@ -64,7 +80,22 @@ from custom_components.toolbelt.toolcalls.__main__ import main
 left_out = set(sys.argv[2].split(","))
 every = registry.auto_names
 registry.auto_names = lambda: tuple(n for n in every() if n not in left_out)
-sys.exit(main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr))
+def run():
+    main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
+"""
+
+# Runs a program's ``run()`` between two readings of the process's CPU clock
+# and writes the difference (seconds) to the file named by the last argument.
+_TIMED = """
+import sys, time
+_out = sys.argv.pop()
+{program}
+_start = time.process_time()
+run()
+sys.stdout.flush()
+_spent = time.process_time() - _start
+with open(_out, "w", encoding="utf-8") as _handle:
+    _handle.write(repr(_spent))
 """
 
 # Drives the peer chain the way the CLI drives ours: JSON lines in, JSON lines out.
@@ -72,19 +103,20 @@ _PEER = """
 import json, sys
 from edgevox.llm.llamacpp import parse_tool_calls_from_content
 from edgevox.llm.tool_parsers import DETECTORS
-with open(sys.argv[1], encoding="utf-8") as handle:
-    tools = json.load(handle)
-names = {t["function"]["name"] for t in tools}
-detectors = tuple(DETECTORS)
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    text = json.loads(line)["text"]
-    calls, content, _ = parse_tool_calls_from_content(
-        text, preset_parsers=detectors, known_tools=names, tool_schemas=tools
-    )
-    sys.stdout.write(json.dumps({"calls": calls, "content": content}) + "\\n")
-    sys.stdout.flush()
+def run():
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        tools = json.load(handle)
+    names = {t["function"]["name"] for t in tools}
+    detectors = tuple(DETECTORS)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        text = json.loads(line)["text"]
+        calls, content, _ = parse_tool_calls_from_content(
+            text, preset_parsers=detectors, known_tools=names, tool_schemas=tools
+        )
+        sys.stdout.write(json.dumps({"calls": calls, "content": content}) + "\\n")
+        sys.stdout.flush()
 """
 
 
@@ -105,72 +137,89 @@ _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
 def _cost(
-    argv: list[str],
+    program: str,
+    args: list[str],
     lines: list[str],
     cwd: Path,
     env: dict[str, str],
     *,
     instructions: bool = False,
 ) -> float:
-    """CPU seconds (user + system) the child spends answering ``lines``, or
-    with ``instructions`` the user-space instructions it runs."""
+    """CPU seconds the child's ``run()`` spends answering ``lines``, or with
+    ``instructions`` the user-space instructions the whole child runs."""
     with (
         tempfile.TemporaryFile("w+", encoding="utf-8") as feed,
         tempfile.TemporaryDirectory() as out,
     ):
         feed.write("\n".join(lines) + "\n")
         feed.seek(0)
-        log = Path(out) / "log"
+        log, spent = Path(out) / "log", Path(out) / "spent"
         if instructions:
             argv = [
                 *_VALGRIND,
                 f"--cachegrind-out-file={Path(out) / 'cg'}",
                 f"--log-file={log}",
-                *argv,
+                sys.executable,
+                "-c",
+                program + "\nrun()\n",
+                *args,
             ]
-        proc = subprocess.Popen(
+        else:
+            timed = _TIMED.format(program=program)
+            argv = [sys.executable, "-c", timed, *args, str(spent)]
+        proc = subprocess.run(
             argv,
             stdin=feed,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=cwd,
             env=env,
+            check=False,
         )
-        _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{argv[:3]} failed")
-        if instructions:
-            found = _REFS.search(log.read_text(encoding="utf-8"))
-            if found is None:
-                raise SystemExit("valgrind printed no instruction count")
-            return float(found.group(1).replace(",", ""))
-    return usage.ru_utime + usage.ru_stime
+        if proc.returncode != 0:
+            raise SystemExit(f"{args[:1]} failed in {cwd}")
+        if not instructions:
+            return float(spent.read_text(encoding="utf-8"))
+        found = _REFS.search(log.read_text(encoding="utf-8"))
+        if found is None:
+            raise SystemExit("valgrind printed no instruction count")
+        return float(found.group(1).replace(",", ""))
 
 
-def per_reply(
-    argv: list[str],
+def per_reply(program: str, lines: list[str], **how: Any) -> float:
+    """The median of ``per_reply_runs``."""
+    return statistics.median(per_reply_runs(program, lines, **how))
+
+
+def per_reply_runs(
+    program: str,
     lines: list[str],
     *,
     repeat: int,
     runs: int,
+    args: tuple[str, ...] = (),
     cwd: Path = ROOT,
     path: str = "",
     instructions: bool = False,
-) -> float:
-    """Per reply: ``lines`` ``repeat`` times over, one-line start-up subtracted.
+) -> list[float]:
+    """Per reply, each run: ``lines`` ``repeat`` times over, a one-line run
+    subtracted.
 
-    µs of CPU time, or thousands of instructions with ``instructions``.
+    ``program`` defines ``run()``, which answers stdin (``CLI``, the parser
+    CLI); ``args`` follow the tools file on its command line. µs of CPU time,
+    or thousands of instructions with ``instructions``.
     """
     env = dict(os.environ, PYTHONPATH=path) if path else dict(os.environ)
     env["PYTHONHASHSEED"] = "0"  # the same string hashes, run after run
+    argv = [str(TOOLS), *args]
     fed = lines * repeat
     unit = 1e-3 if instructions else 1e6
     figures = []
     for _ in range(runs):
-        startup = _cost(argv, lines[:1], cwd, env, instructions=instructions)
-        full = _cost(argv, fed, cwd, env, instructions=instructions)
-        figures.append((full - startup) / (len(fed) - 1) * unit)
-    return statistics.median(figures)
+        one = _cost(program, argv, lines[:1], cwd, env, instructions=instructions)
+        full = _cost(program, argv, fed, cwd, env, instructions=instructions)
+        figures.append((full - one) / (len(fed) - 1) * unit)
+    return figures
 
 
 def main() -> None:
@@ -191,55 +240,52 @@ def main() -> None:
     unit = "k instr" if args.instructions else "µs"
 
     old, every = replies(OLD_SET), replies(OLD_SET + NEW_SET)
-    cli = [sys.executable, "-m", "custom_components.toolbelt.toolcalls", str(TOOLS)]
-    without = [sys.executable, "-c", _WITHOUT, str(TOOLS), ",".join(ISSUE_23_DIALECTS)]
+    without = (",".join(ISSUE_23_DIALECTS),)
     measure = (
         "user-space instructions (valgrind)"
         if args.instructions
-        else f"median of {runs} runs, child CPU time"
+        else f"median of {runs} runs, CPU time"
     )
     print(
         f"CLI cost per reply, start-up subtracted ({args.repeat} times over, "
         f"{measure}):"
     )
-    rows: list[tuple[str, list[str], Path, str]] = [
-        ("toolbelt", cli, ROOT, ""),
-        ("toolbelt, chain without the issue-23 dialects", without, ROOT, ""),
+    rows: list[tuple[str, str, tuple[str, ...], Path, str]] = [
+        ("toolbelt", CLI, (), ROOT, ""),
+        ("toolbelt, chain without the issue-23 dialects", _WITHOUT, without, ROOT, ""),
     ]
     if args.repo is not None:
-        rows.append((f"toolbelt at {args.repo}", cli, args.repo.resolve(), ""))
+        rows.append((f"toolbelt at {args.repo}", CLI, (), args.repo.resolve(), ""))
     if args.peer is not None:
         peer_path = os.pathsep.join(p for p in (str(args.peer), args.peer_path) if p)
-        rows.append(
-            (
-                "edgevox peer chain",
-                [sys.executable, "-c", _PEER, str(TOOLS)],
-                ROOT,
-                peer_path,
-            )
-        )
+        rows.append(("edgevox peer chain", _PEER, (), ROOT, peer_path))
     ours: dict[str, float] = {}
-    for label, argv, cwd, path in rows:
+    for label, program, extra, cwd, path in rows:
         for name, lines in (
             (f"old set, {len(old)} replies", old),
             (f"all fixtures, {len(every)} replies", every),
         ):
-            figure = per_reply(
-                argv,
+            figures = per_reply_runs(
+                program,
                 lines,
+                args=extra,
                 repeat=args.repeat,
                 runs=runs,
                 cwd=cwd,
                 path=path,
                 instructions=args.instructions,
             )
+            figure = statistics.median(figures)
             ours.setdefault(name, figure)
             ratio = (
                 f"  (toolbelt / this: {ours[name] / figure:.2f})"
                 if (label == "edgevox peer chain")
                 else ""
             )
-            print(f"  {label:48s} {name:28s} {figure:7.1f} {unit}{ratio}")
+            spread = (
+                f"  (runs {min(figures):.1f}–{max(figures):.1f})" if runs > 1 else ""
+            )
+            print(f"  {label:48s} {name:28s} {figure:7.1f} {unit}{ratio}{spread}")
 
 
 if __name__ == "__main__":

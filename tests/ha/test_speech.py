@@ -300,3 +300,41 @@ async def test_a_call_after_prose_on_the_same_line_runs_and_is_never_spoken(
     assert streamed_text(deltas) == before + ANSWER
     calls = openai_server.requests[1].messages[-2]["tool_calls"]
     assert [bare(c["function"]["name"]) for c in calls] == ["HassTurnOn"]
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize(
+    ("reply", "spoken"),
+    [
+        # Qwen and Hermes models sometimes close a call they never opened.
+        (f"{ANSWER}</tool_call>", ANSWER),
+        # The line goes; the newline before it is said, as after any answer
+        # that ends in a blank line.
+        (f"{ANSWER}\n</tool_call>\n", f"{ANSWER}\n"),
+        (f"</tool_call>\n{ANSWER}", ANSWER),
+        (
+            f"{ANSWER}\n</tool_call>\nAnything else?",
+            f"{ANSWER}\n\nAnything else?",
+        ),
+        # Mid-sentence it is what the model says, and is said.
+        (
+            "A call ends with </tool_call> in my prompt.",
+            "A call ends with </tool_call> in my prompt.",
+        ),
+    ],
+)
+async def test_a_call_tag_with_no_call_is_never_spoken(
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    reply: str,
+    spoken: str,
+    chunked: bool,
+) -> None:
+    await async_add_toolbelt(hass, openai_server)
+    openai_server.reply_text(reply, chunks=list(reply) if chunked else [reply])
+
+    result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
+
+    assert speech(result) == spoken
+    assert streamed_text(deltas) == spoken

@@ -547,3 +547,54 @@ def test_every_beginning_of_an_inline_opening_may_still_become_it(text: str) -> 
         assert text[0] in opener.first
         for end in range(1, match.end()):
             assert opener.partial.fullmatch(text[:end]), (text, end)
+
+
+_STRAY_PIECES = st.sampled_from(
+    (
+        *("The light is on.", "Done", "ok ", " ", "  ", "\n", "\n\n"),
+        *("</tool_call>", "<tools>", "</function_call>", "[/TOOL_CALLS]"),
+        "</tool_response>",
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(_STRAY_PIECES, min_size=1, max_size=12),
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=8),
+)
+def test_a_call_tag_with_no_call_streams_only_where_the_content_keeps_it(
+    pieces: list[str], sizes: list[int]
+) -> None:
+    """Stray call tags (no call around them) are held until it is known whether
+    the final content keeps them: mid-prose it does; at the start or end of the
+    reply, or alone on a line, it does not, and they never stream."""
+    raw = "".join(pieces)
+    final = resolve_dialect("auto").parse(raw, CATALOG).content
+    released, _ = _stream(raw, sizes)
+    assert _ws(final).startswith(_ws(released)), (raw, released, final)
+    for tag in ("</tool_call>", "</function_call>", "</tool_response>"):
+        assert released.count(tag) <= final.count(tag), (raw, released, final)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 100])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("The light is on.</tool_call>", "The light is on."),
+        ("</tool_call>The light is on.", "The light is on."),
+        ("On.\n</tool_call>\nAnything else?", "On.\n\nAnything else?"),
+        ("On.\n  </tools>  \nMore.", "On.\n\nMore."),
+        ("On.</tool_call> </tool_call>\n", "On."),
+        ("Use </tool_call> to close it.", "Use </tool_call> to close it."),
+        ("On.</tool_call>\nMore.", "On.</tool_call>\nMore."),
+    ],
+)
+def test_stray_call_tags_stream_as_the_content_reads(
+    raw: str, shown: str, size: int
+) -> None:
+    released, _ = _stream(raw, size)
+    final = resolve_dialect("auto").parse(raw, CATALOG).content
+    assert final == shown
+    # An indent before a tag may have streamed before the tag was complete.
+    assert _ws(released) == _ws(shown)

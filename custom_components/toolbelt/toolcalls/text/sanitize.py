@@ -22,6 +22,7 @@ from .fences import find_fences
 from .quirks import strip_quirks
 
 __all__ = [
+    "STRAY_TAGS",
     "clean",
     "final_answer_blob",
     "register_reasoning_delimiters",
@@ -175,12 +176,25 @@ _SPECIAL = re.compile(
     r"|<SPECIAL_\d{1,6}>"  # unnamed vocabulary slots some GGUF templates emit
 )
 _CITATION = re.compile(r"</?co(?::[^>\n]{0,80})?>")
-# Call tags that only count as leakage at the very start/end or on their own line.
-_STRAY = (
-    r"<tool_call>|</tool_call>|<function_call>|</function_call>|<tools>|</tools>"
-    r"|\[TOOL_CALLS\]|\[/TOOL_CALLS\]|\[ARGS\]|\[CALL_ID\]|<TOOLCALL>|</TOOLCALL>"
-    r"|<tool_response>|</tool_response>"
+# Call tags that only count as leakage at the very start/end or on their own
+# line; the streaming detector holds them by the same rule.
+STRAY_TAGS: tuple[str, ...] = (
+    "<tool_call>",
+    "</tool_call>",
+    "<function_call>",
+    "</function_call>",
+    "<tools>",
+    "</tools>",
+    "[TOOL_CALLS]",
+    "[/TOOL_CALLS]",
+    "[ARGS]",
+    "[CALL_ID]",
+    "<TOOLCALL>",
+    "</TOOLCALL>",
+    "<tool_response>",
+    "</tool_response>",
 )
+_STRAY = "|".join(re.escape(tag) for tag in STRAY_TAGS)
 _STRAY_LINE = re.compile(rf"^[ \t]*(?:{_STRAY})[ \t]*$", re.M)
 _STRAY_START = re.compile(rf"(?:\s*(?:{_STRAY}))+")
 _STRAY_END = re.compile(rf"(?:(?:{_STRAY})\s*)+\Z")

@@ -29,6 +29,7 @@ import re
 
 from ..reading.openers import InlineOpener
 from . import reasoning as delimiters
+from .sanitize import STRAY_TAGS
 
 __all__ = [
     "DEFAULT_START_MARKERS",
@@ -153,6 +154,10 @@ class _Plan:
     line_prefixes: frozenset[str]
     lone: tuple[str, ...]  # closers that end a template-opened block
     dropped: frozenset[str]  # format words that are never shown
+    strays: frozenset[str]  # call tags with no call: shown only mid-prose
+    stray_end: re.Pattern[str] | None  # stray tags (and space) ending the text
+    stray_run: re.Pattern[str] | None  # stray tags and space
+    stray_markers: tuple[str, ...]  # stray tags that are markers here
     openers: tuple[InlineOpener, ...]  # call openings that count mid-text
     opener_starts: re.Pattern[str] | None  # a character one of them begins with
 
@@ -172,7 +177,11 @@ def _plan(
     start_list = tuple(sorted(starts, key=len, reverse=True))
     reasoning_map = dict(reasoning)
     lone = tuple(c for c in lone if c not in reasoning_map and c not in markers)
-    watched = (*by_len, *reasoning_map, *lone, *dropped)
+    strays = frozenset(STRAY_TAGS) - markers - set(reasoning_map) - set(lone) - dropped
+    watched = (*by_len, *reasoning_map, *lone, *dropped, *strays)
+    # Runs of them count every stray tag, markers too: the final content drops
+    # ``</tool_call><tool_call>`` ending a reply whole.
+    stray_tags = "|".join(re.escape(t) for t in STRAY_TAGS)
     pattern = (
         re.compile(
             "|".join(re.escape(m) for m in sorted(watched, key=len, reverse=True))
@@ -204,6 +213,10 @@ def _plan(
         line_prefixes=_prefixes(line_list),
         lone=lone,
         dropped=dropped,
+        strays=strays,
+        stray_end=re.compile(rf"(?:(?:{stray_tags})\s*)+\Z") if strays else None,
+        stray_run=re.compile(rf"(?:\s|{stray_tags})*") if strays else None,
+        stray_markers=tuple(t for t in STRAY_TAGS if t in markers),
         openers=openers,
         opener_starts=re.compile(
             "["
@@ -267,6 +280,10 @@ class StreamDetector:
         self._line_prefixes = plan.line_prefixes
         self._lone = plan.lone
         self._dropped = plan.dropped
+        self._strays = plan.strays
+        self._stray_end = plan.stray_end
+        self._stray_run = plan.stray_run
+        self._stray_markers = plan.stray_markers
         self._openers = plan.openers
         self._opener_starts = plan.opener_starts
         self._lstrip = False  # drop whitespace after a Final Answer label
@@ -347,6 +364,8 @@ class StreamDetector:
         for word in self._dropped:  # a format word the stream ended on
             if text.endswith(word):
                 text = text[: -len(word)]
+        if self._stray_end is not None and (end := self._stray_end.search(text)):
+            text = text[: end.start()]  # call tags with no call end the reply
         if self._at_start or self._hold_lead:
             text = text.strip()
         if text:
@@ -475,6 +494,8 @@ class StreamDetector:
             return False
         if match is not None and match.group(0) in _HEADER_OPENERS:
             return self._harmony_header(buf, match.start(), match.end(), out)
+        if match is not None and match.group(0) in self._strays:
+            return self._stray(buf, match.start(), match.end(), out)
         if match is not None:
             out.append(buf[: match.start()])
             token = match.group(0)
@@ -560,6 +581,53 @@ class StreamDetector:
             if alive:
                 return pos, len(buf) - pos > _INLINE_MAX
         return None
+
+    def _stray(self, buf: str, start: int, end: int, out: list[str]) -> bool:
+        """A call tag with no call (``</tool_call>`` after an answer).
+
+        Shown only where the final content keeps it (``sanitize``): mid-prose.
+        At the start of the reply, alone on its line, or ending the reply (only
+        whitespace after it, decided by ``finish``) it is never shown.
+        """
+        before = buf[:start]
+        if before.strip():
+            self._at_start = False  # the rest is not the reply's lead
+        line_start = before.rfind("\n") + 1
+        starts_line = (line_start > 0 or self._bol) and not before[line_start:].strip(
+            " \t"
+        )
+        rest = buf[end:]
+        text_at = len(rest) - len(rest.lstrip())
+        if self._at_start:  # opening the reply
+            self._buf = rest
+            return True
+        # Only space and more such tags after it (or the start of one): it may
+        # end the reply. Space before a tag that is not shown waits too: the
+        # final content ends where the text before the tag does.
+        spaced = self._stray_run.match(rest) if self._stray_run else None
+        run = spaced.end() if spaced else 0  # the pattern matches "" at least
+        if any(marker in rest[:run] for marker in self._stray_markers):
+            out.append(before.rstrip())  # a call marker follows: the parse decides
+            self._drop_lead(out)
+            self._mode = _HOLD
+            self._buf = ""
+            return False
+        ends = run == len(rest) or rest[run:] in self._prefixes
+        if ends and not (starts_line and "\n" in rest[:text_at]):
+            kept = before.rstrip()  # the end of the reply, or text still to come
+            out.append(kept)
+            self._buf = buf[len(kept) :]
+            self._bol = self._bol and not kept
+            return False
+        if starts_line and "\n" in rest[:text_at]:
+            kept = before[:line_start].rstrip()  # alone on its line
+            out.append(kept)
+            self._buf = before[len(kept) : line_start] + rest[rest.index("\n") :]
+            return True
+        out.append(buf[:end])  # mid-prose: text, as the final content keeps it
+        self._buf = rest
+        self._bol = False  # what is left starts mid-line
+        return True
 
     def _drop_lead(self, out: list[str]) -> None:
         """A scratchpad or call begins: the held leading text was its thought."""
