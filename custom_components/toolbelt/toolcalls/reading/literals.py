@@ -76,7 +76,8 @@ class _Group:
         # The key's own bit when it is one of the strings.
         self.bit = bits.get(key, 0)
         longer = [word for word in words if word != key]
-        # Few strings: each looked up with ``in``.
+        # Looked up with ``in`` one by one: a group of few strings always, a
+        # group of many only on a hostile text (past ``_MAX_MATCHES``).
         self.single = tuple((word, bits[word]) for word in longer)
         self.seek = self.findall = None
         self.implied: dict[str, int] = {}
