@@ -139,9 +139,9 @@ class ChainDialect(Dialect):
         empty: set[str] = set()  # members that read the reply and found nothing
         for member in members:
             dialect = member.dialect
-            if member.custom and not dialect.may_match(text):
-                continue
             if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
+                continue
+            if member.custom and not dialect.may_match(text):
                 continue
             try:
                 result = member.parse(dialect, text, catalog)
