@@ -11,8 +11,9 @@ machine skews them less than wall time would. The child reads its own CPU
 clock once its imports are done and again when it has answered the last line
 (each program below runs under ``_TIMED``), so the cost of importing Python
 and the parser, which varies by a tenth of a second from run to run on a busy
-machine, stays out of both costs: subtracted from the child's total CPU time
-instead, that variance alone moved the per-reply figure by ±20 µs.
+machine (±20 µs on the per-reply figure of a 20-times run), stays out of both
+costs. The answering itself still varies by about ±25% run to run on a shared
+virtual machine; the spread of the runs is printed.
 
 Lines printed:
 
