@@ -47,7 +47,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -71,7 +70,7 @@ from custom_components.toolbelt.toolcalls.__main__ import main
 if isinstance(sys.stdin, io.TextIOWrapper):
     sys.stdin.reconfigure(errors="replace")
 def run():
-    main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
+    return main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
 """
 
 _WITHOUT = """
@@ -82,7 +81,7 @@ left_out = set(sys.argv[2].split(","))
 every = registry.auto_names
 registry.auto_names = lambda: tuple(n for n in every() if n not in left_out)
 def run():
-    main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
+    return main(sys.argv[1:2], sys.stdin, sys.stdout, sys.stderr)
 """
 
 # Runs a program's ``run()`` between two readings of the process's CPU clock
@@ -92,11 +91,12 @@ import sys, time
 _out = sys.argv.pop()
 {program}
 _start = time.process_time()
-run()
+_code = run()
 sys.stdout.flush()
 _spent = time.process_time() - _start
 with open(_out, "w", encoding="utf-8") as _handle:
     _handle.write(repr(_spent))
+sys.exit(_code)
 """
 
 # Drives the peer chain the way the CLI drives ours: JSON lines in, JSON lines out.
@@ -162,7 +162,7 @@ def _cost(
                 f"--log-file={log}",
                 sys.executable,
                 "-c",
-                program + "\nrun()\n",
+                program + "\nsys.exit(run())\n",
                 *args,
             ]
         else:
@@ -185,11 +185,6 @@ def _cost(
         if found is None:
             raise SystemExit("valgrind printed no instruction count")
         return float(found.group(1).replace(",", ""))
-
-
-def per_reply(program: str, lines: list[str], **how: Any) -> float:
-    """The median of ``per_reply_runs``."""
-    return statistics.median(per_reply_runs(program, lines, **how))
 
 
 def per_reply_runs(

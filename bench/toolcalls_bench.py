@@ -261,6 +261,12 @@ STREAMS = {
     "brackets in prose": ("pythonic", "see [a] {b} [1] and [x y] " * (KB64 // 26)),
     "brackets never closed": ("hermes", "[{" * (KB64 // 2)),
     "bracket, then spaces": ("hermes", "Hi [" + " " * KB64),
+    # A call tag with no call, then a model looping on newlines or on the tag.
+    "stray tag, then newlines": ("hermes", "Done.</tool_call>" + "\n" * KB64),
+    "stray tags alone on lines": (
+        "hermes",
+        "Done.\n" + "</tool_call>\n" * (KB64 // 13),
+    ),
 }
 
 

@@ -95,3 +95,34 @@ def test_a_fence_inside_a_scratchpad_stays_whole() -> None:
 def test_reasoning_hook() -> None:
     register_reasoning_delimiters("<mm:think>", "</mm:think>")
     assert split_reasoning("<mm:think>x</mm:think>Hi") == ("Hi", "x")
+
+
+@pytest.mark.parametrize("dialect", ["auto", "apriel"])
+@pytest.mark.parametrize(
+    ("reply", "content"),
+    [
+        # Apriel's answer markers around an answer that shows a code fence.
+        (
+            "[BEGIN FINAL RESPONSE]Run this:\n```\nha core restart\n```\n"
+            "[END FINAL RESPONSE]",
+            "Run this:\n```\nha core restart\n```",
+        ),
+        ("```\nx\n```\nhi <answer>", "```\nx\n```\nhi"),
+        # Inside the fence the words are the example's, and stay.
+        (
+            "Like this:\n```\n<answer>text</answer>\n```\n<answer>On.</answer>",
+            "Like this:\n```\n<answer>text</answer>\n```\nOn.",
+        ),
+    ],
+)
+def test_a_family_wrapper_around_a_fenced_answer_is_dropped(
+    dialect: str, reply: str, content: str
+) -> None:
+    """A dialect's word removal inside ``clean`` meets ``clean``'s own fence
+    slots and leaves them to it (it used to fail the whole parse)."""
+    from custom_components.toolbelt.toolcalls import resolve_dialect
+    from tests.toolcalls.dialect_helpers import catalog
+
+    result = resolve_dialect(dialect).parse(reply, catalog())
+    assert result.rejected == []
+    assert result.content == content

@@ -598,3 +598,17 @@ def test_stray_call_tags_stream_as_the_content_reads(
     assert final == shown
     # An indent before a tag may have streamed before the tag was complete.
     assert _ws(released) == _ws(shown)
+
+
+@pytest.mark.parametrize("size", [1, 4])
+def test_a_long_run_after_a_stray_tag_waits_for_the_parse(size: int) -> None:
+    """A model looping on newlines after a stray ``</tool_call>``: past 256
+    characters the rest waits for the final parse (as after a call opening)
+    instead of being searched again for every chunk."""
+    raw = "Done.</tool_call>" + "\n" * 2000
+    detector = detector_for(resolve_dialect("auto"), CATALOG)
+    shown = "".join(detector.feed(raw[i : i + size]) for i in range(0, len(raw), size))
+    assert shown == "Done."
+    assert detector.holding
+    assert detector.finish() == ""
+    assert resolve_dialect("auto").parse(raw, CATALOG).content == "Done."

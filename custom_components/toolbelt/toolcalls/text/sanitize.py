@@ -339,8 +339,12 @@ def _hide_fences(
 
 
 def _restore(text: str, fenced: list[str]) -> str:
-    """``text`` with ``clean``'s fence slots put back."""
-    if "\ue002" not in text:
+    """``text`` with ``clean``'s fence slots put back.
+
+    No fences: nothing was hidden here. A dialect's cleanup inside ``clean``
+    (``remove_words``) meets ``clean``'s own slots and leaves them to it.
+    """
+    if not fenced or "\ue002" not in text:
         return text
     return _CLOSED_SLOT.sub(lambda m: fenced[int(m.group(1))], text)
 

@@ -606,13 +606,18 @@ class StreamDetector:
         # final content ends where the text before the tag does.
         spaced = self._stray_run.match(rest) if self._stray_run else None
         run = spaced.end() if spaced else 0  # the pattern matches "" at least
-        if any(marker in rest[:run] for marker in self._stray_markers):
-            out.append(before.rstrip())  # a call marker follows: the parse decides
+        ends = run == len(rest) or rest[run:] in self._prefixes
+        if any(marker in rest[:run] for marker in self._stray_markers) or (
+            ends and run > _INLINE_MAX
+        ):
+            # A call marker follows, or a long run of spaces and tags (a model
+            # looping on newlines): the rest waits for the final parse, as
+            # after a call opening, instead of being searched again per chunk.
+            out.append(before.rstrip())
             self._drop_lead(out)
             self._mode = _HOLD
             self._buf = ""
             return False
-        ends = run == len(rest) or rest[run:] in self._prefixes
         if ends and not (starts_line and "\n" in rest[:text_at]):
             kept = before.rstrip()  # the end of the reply, or text still to come
             out.append(kept)
