@@ -103,10 +103,9 @@ def _present(
     text: str, tags: tuple[tuple[str, str, bool], ...]
 ) -> tuple[tuple[str, str, bool], ...] | list[tuple[str, str, bool]]:
     """The ``tags`` whose opener is in ``text``, in order (Hermes' ten: one scan)."""
-    if tags is not HERMES_TAGS:
-        return [tag for tag in tags if tag[0] in text]
-    if text.count("<") > _MAX_OPENERS:
-        # A text made of tags: one search per tag, not a list of every one.
+    if tags is not HERMES_TAGS or text.count("<") > _MAX_OPENERS:
+        # Another family's tags, or a text made of tags: one search per tag,
+        # not a list of every opener.
         return [tag for tag in tags if tag[0] in text]
     present = _HERMES_OPENERS.findall(text)
     if not present:

@@ -413,19 +413,7 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
 def bracket_end(text: str, start: int, end: int) -> int:
     """``find_json_end`` for a value ``strict_json_at`` could not read before
     ``end`` (``end`` at most ``len(text)``): the bracket scan alone."""
-    if end - start > 4096:
-        # Long values are scanned once per reply even when several dialects ask.
-        key = (text, start, end)
-        hit = _END_CACHE.get(key)
-        if hit is None:
-            if len(_END_CACHE) >= 64:
-                _END_CACHE.clear()
-            hit = _END_CACHE[key] = _find_end(text, start, end)
-        return hit
     return _find_end(text, start, end)
-
-
-_END_CACHE: dict[tuple[str, int, int], int] = {}
 
 
 @memoized  # a value that is not strict JSON is scanned once per reply, not per member

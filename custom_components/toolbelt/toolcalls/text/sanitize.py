@@ -412,21 +412,19 @@ _quirks_large = lru_cache(maxsize=4)(strip_quirks)
 _LAYER_CHARS = ":[]<`~{"
 
 
-def _layers() -> re.Pattern[str]:
-    """What a text must hold for a layer other than ``tidy`` to apply."""
-    global _LAYERS  # rebuilt when a reasoning block is registered
+@lru_cache(maxsize=1)
+def _layers(count: int) -> re.Pattern[str]:
+    """What a text must hold for a layer other than ``tidy`` to apply, with
+    the first ``count`` reasoning blocks (the list only grows: a registered
+    block gives a new count, so a new pattern)."""
     words = {
         word
-        for opener, closers, _ in _REASONING
+        for opener, closers, _ in _REASONING[:count]
         for word in (opener, *closers)
         if not any(char in word for char in _LAYER_CHARS)
     }
     pattern = "|".join([f"[{re.escape(_LAYER_CHARS)}]", *map(re.escape, words)])
-    _LAYERS = (len(_REASONING), re.compile(pattern))
-    return _LAYERS[1]
-
-
-_LAYERS: tuple[int, re.Pattern[str]] = (-1, re.compile(""))
+    return re.compile(pattern)
 
 
 def clean(
@@ -441,9 +439,7 @@ def clean(
     Most contents hold nothing any layer reads: only the dialect's cleanup and
     ``tidy`` run on them.
     """
-    count, layers = _LAYERS
-    if count != len(_REASONING):  # the list only grows
-        layers = _layers()
+    layers = _layers(len(_REASONING))
     if not text or layers.search(text) is None:
         plain = text if dialect_sanitize is None else dialect_sanitize(text)
         if plain is text or not plain or layers.search(plain) is None:
