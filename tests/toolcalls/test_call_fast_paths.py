@@ -14,7 +14,9 @@ from custom_components.toolbelt.toolcalls.text import surrogates
 # Text with lone surrogates, the characters next to them, and the escape
 # ``repr`` writes for one.
 _TEXT = st.text(
-    st.sampled_from(["a", " ", "é", "☕", "\ud800", "\udfff", "\\", "u", "d", "\ufffd"]),
+    st.sampled_from(
+        ["a", " ", "é", "☕", "\ud800", "\udfff", "\\", "u", "d", "\ufffd"]
+    ),
     max_size=6,
 )
 _LEAVES = (
@@ -26,9 +28,11 @@ _LEAVES = (
 )
 _JSONISH = st.recursive(
     _LEAVES,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(_TEXT | st.integers(0, 3), inner, max_size=3)
-    | st.tuples(inner),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(_TEXT | st.integers(0, 3), inner, max_size=3)
+        | st.tuples(inner)
+    ),
     max_leaves=8,
 )
 
