@@ -35,6 +35,7 @@ from ..reading.jsonrepair import (
     TruncatedJSONError,
     find_json_end,
     loads_loose,
+    strict_json_at,
 )
 from ..reading.pycall import PyCallError, parse_python_calls
 from ..reading.scan import skip_ws
@@ -129,6 +130,15 @@ def _strip_junk(text: str, pos: int, end: int) -> int:
             continue
         break
     return pos
+
+
+def _loads(text: str, pos: int, stop: int) -> Any:
+    """``loads_loose(text[pos:stop])``, taken from the strict read that
+    ``find_json_end`` made (kept per reply) when that ends at ``stop``."""
+    strict = strict_json_at(text, pos)
+    if strict is not None and strict[1] == stop:
+        return strict[0]
+    return loads_loose(text[pos:stop])
 
 
 class ReactDialect(Dialect):
@@ -301,7 +311,7 @@ class ReactDialect(Dialect):
             json_end = find_json_end(text, pos, end)
             stop = raw_end if json_end < 0 else json_end
             try:
-                args = loads_loose(text[pos:stop])
+                args = _loads(text, pos, stop)
             except TruncatedJSONError:
                 reject = RejectedCall(
                     name, text[pending.start : raw_end], "call is truncated"
@@ -347,7 +357,7 @@ class ReactDialect(Dialect):
         if json_end < 0:
             return None
         try:
-            blob = loads_loose(text[pos:json_end])
+            blob = _loads(text, pos, json_end)
         except LooseJSONError:
             return None
         if not isinstance(blob, dict):
