@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
-from custom_components.toolbelt.toolcalls.dialects import hermes, pythonic
+from custom_components.toolbelt.toolcalls.dialects import gemma, hermes, pythonic
 from custom_components.toolbelt.toolcalls.reading.schema import coerce_value
 
 _FRAGMENTS = [
@@ -121,3 +121,32 @@ def test_one_type_schema_coerces_as_the_type_list_does(
     # A list of types takes the general path; one type as a string the shortcut.
     general = coerce_value({"type": [kind], **extra}, value)
     assert repr(coerce_value({"type": kind, **extra}, value)) == repr(general)
+
+
+_GEMMA_PIECES = ["a", "Key_2", ":", ",", "{", "}", "[", "]", " ", "50", "-1.5", "1e3"]
+_GEMMA_PIECES += ["true", "None", "x.y", "9" * 5000, "<", "<|", '"', "|>", "\n", "é"]
+
+
+@given(
+    st.sampled_from([gemma._G4_QUOTE, gemma._FG_QUOTE]),
+    st.lists(
+        st.sampled_from([*_GEMMA_PIECES, gemma._G4_QUOTE, gemma._FG_QUOTE]),
+        max_size=16,
+    ).map("".join),
+)
+@settings(max_examples=1500, deadline=None)
+def test_flat_gemma_object_reads_as_the_reader_does(quote: str, body: str) -> None:
+    # Flat objects are built from the pieces too, so the shortcut is taken often.
+    for text in ("{" + body + "}", "{a:" + quote + body + quote + ",b:7}x"):
+        try:
+            flat = gemma._flat(text, 0, quote)
+        except ValueError as err:
+            flat = err
+        if flat is None:
+            continue
+        reader = gemma._GemmaArgs(text, quote)
+        try:
+            expected: Any = (reader.obj(), reader.pos)
+        except ValueError as err:
+            expected = err
+        assert repr(flat) == repr(expected)
