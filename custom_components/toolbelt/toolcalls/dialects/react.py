@@ -243,14 +243,15 @@ class ReactDialect(Dialect):
                 pending = None
                 strong = kind == "action" or bool(match.group(1))
                 seen_action = seen_action or kind == "action"
-                blob = self._blob(text, match, region_end, catalog, found)
-                if blob is not None:
-                    final = blob if final is None else final
-                    continue
+                if text.find("{", match.end(), region_end) >= 0:  # a JSON blob?
+                    blob = self._blob(text, match, region_end, catalog, found)
+                    if blob is not None:
+                        final = blob if final is None else final
+                        continue
                 line_end = text.find("\n", match.end())
                 line_end = region_end if line_end < 0 else min(line_end, region_end)
                 value = text[match.end() : line_end]
-                if _PY_CALL.match(value.strip()) and self._python(
+                if "(" in value and _PY_CALL.match(value.strip()) and self._python(
                     text, match.start(), line_end, value, catalog, found
                 ):
                     continue
