@@ -116,8 +116,14 @@ def _rstrip_end(text: str, floor: int, end: int) -> int:
     return end
 
 
+# What ``_strip_junk`` may skip starts so: blanks, "*", "`", ":".
+_JUNK_START = frozenset(" \t\r\n*`:")
+
+
 def _strip_junk(text: str, pos: int, end: int) -> int:
     """Skip markdown noise (``**``, backticks, a ``json`` fence tag) before input."""
+    if pos < end and text[pos] not in _JUNK_START:
+        return pos  # the usual: the input right after the label
     while pos < end:
         pos = skip_ws(text, pos)
         if text.startswith("```", pos):
@@ -221,25 +227,26 @@ class ReactDialect(Dialect):
         pending: _Pending | None = None
         cut = len(text)
         seen_action = False
-        for index, match in enumerate(labels):
+        for index, match in enumerate(labels, 1):
             if match.start() >= cut:
                 break
             kind = _kind(match.group(2))
-            region_end = (
-                labels[index + 1].start() if index + 1 < len(labels) else len(text)
-            )
-            region_end = min(region_end, cut)
+            if kind == "thought":
+                continue  # the model's own words: nothing to read
             if kind == "observation":
                 if seen_action:
                     cut = match.start()
                     break
                 continue
+            # The label's text runs to the next label (``index`` is the next's).
+            region_end = min(labels[index].start(), cut) if index < len(labels) else cut
             if kind == "final":
                 if final is None:
                     final = text[match.end() : region_end]
                 continue
             if kind in ("action", "header"):
-                self._close(pending, text, catalog, found)
+                if pending is not None:
+                    self._close(pending, text, catalog, found)
                 pending = None
                 strong = kind == "action" or bool(match.group(1))
                 seen_action = seen_action or kind == "action"
@@ -251,8 +258,12 @@ class ReactDialect(Dialect):
                 line_end = text.find("\n", match.end())
                 line_end = region_end if line_end < 0 else min(line_end, region_end)
                 value = text[match.end() : line_end]
-                if "(" in value and _PY_CALL.match(value.strip()) and self._python(
-                    text, match.start(), line_end, value, catalog, found
+                if (
+                    "(" in value
+                    and _PY_CALL.match(value.strip())
+                    and self._python(
+                        text, match.start(), line_end, value, catalog, found
+                    )
                 ):
                     continue
                 name = _clean_name(value)
@@ -268,15 +279,16 @@ class ReactDialect(Dialect):
             if kind == "input" and pending is not None:
                 self._input(pending, text, match.end(), region_end, catalog, found)
                 pending = None
-        self._close(pending, text, catalog, found)
+        if pending is not None:
+            self._close(pending, text, catalog, found)
         return found, final, cut
 
     @staticmethod
     def _close(
-        pending: _Pending | None, text: str, catalog: Catalog, found: list[Found]
+        pending: _Pending, text: str, catalog: Catalog, found: list[Found]
     ) -> None:
         """An action without input: a call with no arguments, if the name is real."""
-        if pending is None or not pending.strong or not _NAME.fullmatch(pending.name):
+        if not pending.strong or not _NAME.fullmatch(pending.name):
             return
         if catalog.resolve(pending.name) is None:
             return
