@@ -116,14 +116,8 @@ def _rstrip_end(text: str, floor: int, end: int) -> int:
     return end
 
 
-# What ``_strip_junk`` may skip starts so: blanks, "*", "`", ":".
-_JUNK_START = frozenset(" \t\r\n*`:")
-
-
 def _strip_junk(text: str, pos: int, end: int) -> int:
     """Skip markdown noise (``**``, backticks, a ``json`` fence tag) before input."""
-    if pos < end and text[pos] not in _JUNK_START:
-        return pos  # the usual: the input right after the label
     while pos < end:
         pos = skip_ws(text, pos)
         if text.startswith("```", pos):
