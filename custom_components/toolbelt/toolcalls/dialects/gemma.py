@@ -389,7 +389,8 @@ class GemmaDialect(Dialect):
     @override
     def sanitize(self, text: str) -> str:
         if "<" in text:
-            text = _LEFTOVERS.sub("", text)
+            if "|" in text or "_function_" in text:  # in every leftover token
+                text = _LEFTOVERS.sub("", text)
             if "channel" in text:
                 text = _strip_stray_channels(text)
         return text

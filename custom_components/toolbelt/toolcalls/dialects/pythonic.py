@@ -50,6 +50,7 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
 _BLOCK_TOKENS = tuple(t for opener, closers in _BLOCKS for t in (opener, *closers))
+_ANY_BLOCK_TOKEN = re.compile("|".join(map(re.escape, _BLOCK_TOKENS)))
 _LIST_START = PYTHON_LIST.full
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
@@ -351,8 +352,8 @@ class PythonicDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        if "<|" not in text:
-            return text  # every block token starts so
+        if "<|" not in text or _ANY_BLOCK_TOKEN.search(text) is None:
+            return text  # the usual: no block token to remove
         for token in _BLOCK_TOKENS:
             text = text.replace(token, "")
         return text
