@@ -54,22 +54,27 @@ _TOKENS = re.compile(
 _END = ("", "", "", "", "", "end")
 # The flattest shape of all (``_flat_calls``): keyword arguments whose values
 # are strings without escapes, numbers or the six names; the token reader's
-# own pieces, so it reads the same text the same way.
-_WS = r"[ \t\n]*"
-_FLAT_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-_FLAT_KEY = r"[A-Za-z_][A-Za-z0-9_]*"
-_FLAT_TEXT = r"\"[^\"\\\n\r\x00\ud800-\udfff]*\"|'[^'\\\n\r\x00\ud800-\udfff]*'"
+# own pieces, so it reads the same text the same way. No piece can end where
+# the next begins, so nothing is ever given back: possessive repeats and an
+# atomic value keep the regex engine from saving states it never returns to.
+_WS = r"[ \t\n]*+"
+_FLAT_NAME = r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+"
+_FLAT_KEY = r"[A-Za-z_][A-Za-z0-9_]*+"
+_FLAT_TEXT = r"\"[^\"\\\n\r\x00\ud800-\udfff]*+\"|'[^'\\\n\r\x00\ud800-\udfff]*+'"
 _FLAT_NUMBER = (
     r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?(?![\w.])"
 )
 _FLAT_NAMED = r"(?:True|False|None|true|false|null)(?![\w.])"
-_FLAT_ARG = rf"{_FLAT_KEY}{_WS}={_WS}(?:{_FLAT_TEXT}|{_FLAT_NUMBER}|{_FLAT_NAMED})"
+_FLAT_ARG = rf"{_FLAT_KEY}{_WS}={_WS}(?>{_FLAT_TEXT}|{_FLAT_NUMBER}|{_FLAT_NAMED})"
 _FLAT_CALL = (
-    rf"{_FLAT_NAME}\({_WS}(?:{_FLAT_ARG}{_WS}(?:,{_WS}{_FLAT_ARG}{_WS})*(?:,{_WS})?)?\)"
+    rf"{_FLAT_NAME}\({_WS}"
+    rf"(?:{_FLAT_ARG}{_WS}(?:,{_WS}{_FLAT_ARG}{_WS})*+(?:,{_WS})?+)?+\)"
 )
-_FLAT_LIST = rf"\[{_WS}(?:{_FLAT_CALL}{_WS}(?:,{_WS}{_FLAT_CALL}{_WS})*(?:,{_WS})?)?\]"
+_FLAT_LIST = (
+    rf"\[{_WS}(?:{_FLAT_CALL}{_WS}(?:,{_WS}{_FLAT_CALL}{_WS})*+(?:,{_WS})?+)?+\]"
+)
 _FLAT_STATEMENT = rf"(?:{_FLAT_LIST}|{_FLAT_CALL})"
-_FLAT = re.compile(rf"{_FLAT_STATEMENT}(?:(?:[ \t]*\n)+{_FLAT_STATEMENT})*")
+_FLAT = re.compile(rf"{_FLAT_STATEMENT}(?:(?:[ \t]*+\n)++{_FLAT_STATEMENT})*+")
 # The pieces of a text ``_FLAT`` matched: a call's name, or one argument.
 _FLAT_PIECES = re.compile(
     rf"({_FLAT_NAME})\(|({_FLAT_KEY}){_WS}={_WS}"
