@@ -40,14 +40,13 @@ class PyCallError(ValueError):
 # (escapes ``\\ \' \" \n \t \r`` only), short decimal numbers, the six names
 # above, lists and string-keyed dicts of those. Anything else (other escapes,
 # comments, tuples, sets, expressions, odd whitespace, non-ASCII names) is left
-# to ``ast``. Text and names repeat possessively: a shorter one would be
-# followed by what the longer one holds, so giving back never helps.
+# to ``ast``.
 _TOKENS = re.compile(
     r"([ \t\n]*)(?:"
-    r"(\"[^\"\\\n\r\x00\ud800-\udfff]*+(?:\\[\\'\"ntr][^\"\\\n\r\x00\ud800-\udfff]*+)*+\""
-    r"|'[^'\\\n\r\x00\ud800-\udfff]*+(?:\\[\\'\"ntr][^'\\\n\r\x00\ud800-\udfff]*+)*+')"  # 1
+    r"(\"[^\"\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^\"\\\n\r\x00\ud800-\udfff]*)*\""
+    r"|'[^'\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^'\\\n\r\x00\ud800-\udfff]*)*')"  # 1
     r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?)(?![\w.])"  # 2
-    r"|([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)(?![\w.])"  # 3 name
+    r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?![\w.])"  # 3 name
     r"|([\[\](){},:=])"  # 4 punctuation
     r"|(.))",  # 5 anything else
     re.S,

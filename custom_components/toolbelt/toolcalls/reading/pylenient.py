@@ -31,14 +31,9 @@ _ARG_END = re.compile(r"\s*(?:\)|,\s*(?:[A-Za-z_]\w*\s*=(?!=)|['\"\[{\d-]|\)))")
 # Brackets, complete string literals, or a lone quote (an unterminated string).
 # Strict: a string ends on its line, as in Python; lenient: it may run across
 # lines (small models put raw newlines inside strings).
-# (Runs of plain characters between escapes, repeated possessively: an
-# escaped quote never closes a string, so giving back never helps.)
-_PY_TOKEN = re.compile(
-    r"""'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|[()\[\]{}'"]"""
-)
+_PY_TOKEN = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[()\[\]{}'"]""")
 _PY_TOKEN_MULTILINE = re.compile(
-    r"""'[^'\\]*+(?:\\.[^'\\]*+)*+'|"[^"\\]*+(?:\\.[^"\\]*+)*+"|[()\[\]{}'"]""",
-    re.S,
+    r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{}'"]""", re.S
 )
 _OTHER_STOP = re.compile(r"""['"()\[\]{},]""")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)", re.S)
