@@ -383,7 +383,7 @@ class GemmaDialect(Dialect):
             if calls is None and body and not closed:
                 calls = [RejectedCall("", raw, "tool_code block is truncated")]
             if calls:
-                found.extend(Found(fence.start, fence.end, c) for c in calls)
+                found.extend([Found(fence.start, fence.end, c) for c in calls])
         return found
 
     @override

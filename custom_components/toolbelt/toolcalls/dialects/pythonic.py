@@ -244,7 +244,7 @@ def marked_python_blocks(
                         "not a valid call list" if close_len else "call is truncated"
                     )
                     calls = [RejectedCall("", raw, reason)]
-                found.extend(Found(pos, end + close_len, c) for c in calls)
+                found.extend([Found(pos, end + close_len, c) for c in calls])
                 recognized = recognized or bool(calls)
             pos = finder.find(opener, max(end + close_len, body_start))
     return found if recognized else []
@@ -329,7 +329,7 @@ class PythonicDialect(Dialect):
             if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
                 continue
             calls = _read_calls(catalog, parsed, raw=text[start:end])
-            found.extend(Found(start, end, c) for c in calls)
+            found.extend([Found(start, end, c) for c in calls])
         return found
 
     def _whole_reply_call(self, text: str, catalog: Catalog, start: int) -> list[Found]:

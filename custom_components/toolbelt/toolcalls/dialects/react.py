@@ -409,7 +409,7 @@ class ReactDialect(Dialect):
                     return False
                 kwargs = {param: positional[0], **kwargs}
             calls.append(make_call(catalog, resolved, kwargs, raw=value))
-        found.extend(Found(start, end, call) for call in calls)
+        found.extend([Found(start, end, call) for call in calls])
         return bool(calls)
 
     @override
