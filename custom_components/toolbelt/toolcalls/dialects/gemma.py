@@ -67,8 +67,9 @@ _ESCAPED_QUOTE = {q: re.compile(rf"[{q}\\]") for q in "\"'"}
 def _flat_patterns(quote: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The whole of a flat ``{k:v,...}`` object (no blanks, nothing nested,
     only ``quote`` strings and bare words), and one of its entries."""
-    rest = re.escape(quote[1:])  # both quotes start with "<"
-    entry = rf"([A-Za-z_]\w*):(?:{re.escape(quote)}([^<]*(?:<(?!{rest})[^<]*)*){re.escape(quote)}|([\w.+-]+))"
+    marker, rest = re.escape(quote), re.escape(quote[1:])  # both start with "<"
+    text = rf"{marker}([^<]*(?:<(?!{rest})[^<]*)*){marker}"  # up to the first quote
+    entry = rf"([A-Za-z_]\w*):(?:{text}|([\w.+-]+))"
     whole = re.compile(rf"\{{(?:{entry}(?:,{entry})*)?\}}")
     return whole, re.compile(entry)
 

@@ -41,11 +41,13 @@ class PyCallError(ValueError):
 # above, lists and string-keyed dicts of those. Anything else (other escapes,
 # comments, tuples, sets, expressions, odd whitespace, non-ASCII names) is left
 # to ``ast``.
+# A short decimal number, as ``int``/``float`` read it and ``ast`` would.
+_NUMBER = r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?"
 _TOKENS = re.compile(
     r"([ \t\n]*)(?:"
     r"(\"[^\"\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^\"\\\n\r\x00\ud800-\udfff]*)*\""
     r"|'[^'\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^'\\\n\r\x00\ud800-\udfff]*)*')"  # 1
-    r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?)(?![\w.])"  # 2
+    rf"|({_NUMBER})(?![\w.])"  # 2
     r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?![\w.])"  # 3 name
     r"|([\[\](){},:=])"  # 4 punctuation
     r"|(.))",  # 5 anything else
@@ -61,10 +63,8 @@ _WS = r"[ \t\n]*+"
 _FLAT_NAME = r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+"
 _FLAT_KEY = r"[A-Za-z_][A-Za-z0-9_]*+"
 _FLAT_TEXT = r"\"[^\"\\\n\r\x00\ud800-\udfff]*+\"|'[^'\\\n\r\x00\ud800-\udfff]*+'"
-_FLAT_NUMBER = (
-    r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?(?![\w.])"
-)
-_FLAT_NAMED = r"(?:True|False|None|true|false|null)(?![\w.])"
+_FLAT_NUMBER = rf"{_NUMBER}(?![\w.])"
+_FLAT_NAMED = rf"(?:{'|'.join(_NAMED)})(?![\w.])"
 _FLAT_ARG = rf"{_FLAT_KEY}{_WS}={_WS}(?>{_FLAT_TEXT}|{_FLAT_NUMBER}|{_FLAT_NAMED})"
 _FLAT_CALL = (
     rf"{_FLAT_NAME}\({_WS}"
