@@ -439,8 +439,10 @@ def clean(
     Most contents hold nothing any layer reads: only the dialect's cleanup and
     ``tidy`` run on them.
     """
+    if not text:
+        return "", ""  # a reply that is all calls (no cleanup makes text)
     layers = _layers(len(_REASONING))
-    if not text or layers.search(text) is None:
+    if layers.search(text) is None:
         plain = text if dialect_sanitize is None else dialect_sanitize(text)
         if plain is text or not plain or layers.search(plain) is None:
             return tidy(plain), ""
