@@ -143,7 +143,7 @@ class GraniteDialect(Dialect):
                 except PyCallError:
                     calls = None
             if calls is not None:
-                found.extend(Found(start, end, c) for c in calls or (None,))
+                found += [Found(start, end, c) for c in calls or (None,)]
         return found
 
     @override

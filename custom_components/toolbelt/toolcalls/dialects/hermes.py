@@ -78,7 +78,7 @@ def _tag_calls(
             if pos < body_end and text[pos] in "{[":
                 calls = body_calls(text, pos, body_end, catalog, id_style)
                 if calls is not None:
-                    found.extend(Found(start, end, call) for call in calls)
+                    found += [Found(start, end, call) for call in calls]
                     if not calls:
                         found.append(Found(start, end, None))
                     continue

@@ -71,7 +71,7 @@ def fenced_json_calls(
                 spans = []
                 break
             calls, end = result
-            spans.extend(Found(fence.start, fence.end, call) for call in calls)
+            spans += [Found(fence.start, fence.end, call) for call in calls]
             pos = skip_ws(text, end)
             if pos < fence.body_end and text[pos] == ",":
                 pos = skip_ws(text, pos + 1)
