@@ -149,7 +149,7 @@ class GraniteDialect(Dialect):
     @override
     def sanitize(self, text: str) -> str:
         text = text.replace("<|tool_call|>", "")
-        return _RESPONSE_TAGS.sub("", text)
+        return _RESPONSE_TAGS.sub("", text) if "response>" in text else text
 
 
 def _strict_json(text: str, body: int, payload: str) -> bool:

@@ -107,7 +107,7 @@ def _present(
         # Another family's tags, or a text made of tags: one search per tag,
         # not a list of every opener.
         return [tag for tag in tags if tag[0] in text]
-    present = _HERMES_OPENERS.findall(text)
+    present = _HERMES_OPENERS.findall(text) if "<" in text else ()
     if not present:
         return ()
     if present.count(present[0]) == len(present):
