@@ -87,6 +87,9 @@ class MarkdownJsonDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = ("```json", "```tool_code", "```tool_call")
     start_markers: ClassVar[tuple[str, ...]] = ("```",)
     triggers: ClassVar[tuple[str, ...]] = ("```", "~~~")
+    # Hermes reads the same fences (``fenced_json_calls``, shared in a reply)
+    # wherever a bracket stands outside its tags: a fenced call is one.
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
