@@ -74,16 +74,19 @@ def split_reasoning(text: str) -> tuple[str, str]:
     """
     if not text or not _delimiters().any_in(text):
         return text, ""
+    entries = _REASONING
+    # Only blocks whose opener is in the text open anywhere (one C-level
+    # look each; most replies hold one kind of block).
+    opened = [order for order, entry in enumerate(entries) if entry[0] in text]
     visible: list[str] = []
     reasoning: list[str] = []
     finder = Finder(text)
-    pos = _lone_closer_end(text, finder, reasoning)
-    entries = _REASONING
+    pos = _lone_closer_end(text, finder, opened, reasoning)
     # (next offset, registration order): ties go to the first registered.
     heap = [
         (idx, order)
-        for order, entry in enumerate(entries)
-        if (idx := finder.find(entry[0], pos)) >= 0
+        for order in opened
+        if (idx := finder.find(entries[order][0], pos)) >= 0
     ]
     heapq.heapify(heap)
     while heap:
@@ -134,30 +137,44 @@ def _block_end(finder: Finder, closers: tuple[str, ...], start: int) -> tuple[in
     return end, closer_len
 
 
-def _lone_closer_end(text: str, finder: Finder, reasoning: list[str]) -> int:
+def _lone_closer_end(
+    text: str, finder: Finder, opened: list[int], reasoning: list[str]
+) -> int:
     """Where visible text starts: after a closer seen before any opener.
 
     Templates that open the block in the prompt leave only its closer in the
     reply; everything before that closer is reasoning (added to ``reasoning``).
+    ``opened``: the blocks whose opener is in ``text``.
     """
     limit = len(text)
-    for opener, _, _ in _REASONING:
-        idx = finder.find(opener)
-        if 0 <= idx < limit:
+    for order in opened:
+        idx = finder.find(_REASONING[order][0])
+        if idx < limit:
             limit = idx
     lone = -1
     lone_len = 0
-    for opener, closers, lone_ok in _REASONING:
-        if not lone_ok:
+    for opener, closer in _lone_pairs(len(_REASONING)):
+        if closer not in text:
             continue
-        for closer in closers:
-            idx = finder.find(closer, 0, limit)
-            if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
-                lone, lone_len = idx, len(closer)
+        idx = finder.find(closer, 0, limit)
+        if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
+            lone, lone_len = idx, len(closer)
     if lone < 0:
         return 0
     reasoning.append(text[:lone])
     return lone + lone_len
+
+
+@lru_cache(maxsize=1)
+def _lone_pairs(count: int) -> tuple[tuple[str, str], ...]:
+    """``(opener, closer)`` of the first ``count`` blocks whose closer may
+    stand alone (the list only grows: a registered block gives a new count)."""
+    return tuple(
+        (opener, closer)
+        for opener, closers, lone_ok in _REASONING[:count]
+        if lone_ok
+        for closer in closers
+    )
 
 
 _HEADERS = re.compile(
