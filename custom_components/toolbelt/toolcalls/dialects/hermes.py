@@ -175,6 +175,10 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
     return found
 
 
+_START = operator.attrgetter("start")
+_END = operator.attrgetter("end")
+
+
 def _drop_overlaps(found: list[Found]) -> list[Found]:
     """Keep spans in order; a span starting inside a kept one is a duplicate."""
     if len(found) < 2:
@@ -182,7 +186,8 @@ def _drop_overlaps(found: list[Found]) -> list[Found]:
     kept: list[Found] = []
     limit = -1
     last_start = -1
-    for span in sorted(found, key=lambda f: (f.start, -f.end)):
+    # By start, then the longest first: two stable C-level sorts, no key call.
+    for span in sorted(sorted(found, key=_END, reverse=True), key=_START):
         if span.start < limit and span.start != last_start:
             continue
         kept.append(span)
@@ -205,9 +210,6 @@ def _json_outside(text: str, found: list[Found]) -> bool:
             return True
         pos = max(pos, span.end)
     return _has_bracket(text, pos, len(text))
-
-
-_START = operator.attrgetter("start")
 
 
 def _has_bracket(text: str, start: int, end: int) -> bool:
