@@ -212,6 +212,7 @@ STRAY_TAGS: tuple[str, ...] = (
     "</tool_response>",
 )
 _STRAY = "|".join(re.escape(tag) for tag in STRAY_TAGS)
+_STRAY_ANY = re.compile(_STRAY)
 _STRAY_LINE = re.compile(rf"^[ \t]*(?:{_STRAY})[ \t]*$", re.M)
 _STRAY_START = re.compile(rf"(?:\s*(?:{_STRAY}))+")
 _STRAY_END = re.compile(rf"(?:(?:{_STRAY})\s*)+\Z")
@@ -287,6 +288,8 @@ def strip_react(text: str) -> str:
 
 def _strip_stray(text: str) -> str:
     """Call tags left at the very start/end or alone on a line (not mid-prose)."""
+    if _STRAY_ANY.search(text) is None:
+        return text  # no call tag anywhere: one scan, not three
     match = _STRAY_START.match(text)
     if match:
         text = text[match.end() :]
