@@ -119,8 +119,10 @@ def split_reasoning(text: str) -> tuple[str, str]:
         else:
             heapq.heapreplace(heap, (idx, order))
     visible.append(text[pos:])
-    parts = (_SPECIAL.sub("", r) if "<" in r else r for r in reasoning)
-    return "".join(visible), "\n".join(p for r in parts if (p := r.strip()))
+    parts = [
+        p for r in reasoning if (p := (_SPECIAL.sub("", r) if "<" in r else r).strip())
+    ]
+    return "".join(visible), "\n".join(parts)
 
 
 def _block_end(finder: Finder, closers: tuple[str, ...], start: int) -> tuple[int, int]:
