@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any, override
 from .dialects.base import Dialect
 from .guard import Parse, parse_failed, unguarded
 from .model import ParseResult
-from .reading.calls import PROBING
 from .reading.escapes import unescape_markers
 from .reading.literals import Literals, literals
-from .reading.memo import end_reply_scope, start_reply_scope
+from .reading.reply import close_reply, current_reply, open_reply
 from .text.sanitize import clean, remove_words
 
 if TYPE_CHECKING:
@@ -119,17 +118,22 @@ class ChainDialect(Dialect):
     ) -> ParseResult | None:
         """The best member result with call markup, or None.
 
-        Members only say whether they found calls (``PROBING``) and share
-        their scans of the reply (a reply scope); the winner's content is
-        built in full.
+        Members only say whether they found calls (``reply.probing``) and
+        share their scans of the reply (``reply.memo``); the winner's content
+        is built in full.
         """
-        token = PROBING.set(True)
-        scope = start_reply_scope()
+        token = open_reply()  # None: the guard opened it (the usual case)
+        reply = current_reply()
+        assert reply is not None
+        was_probing, memo = reply.probing, reply.memo
+        reply.probing = True
+        if memo is None:  # a chain inside a chain shares the outer memo
+            reply.memo = {}
         try:
             return self._best(text, catalog, members)
         finally:
-            end_reply_scope(scope)
-            PROBING.reset(token)
+            reply.probing, reply.memo = was_probing, memo
+            close_reply(token)
 
     def _best(
         self, text: str, catalog: Catalog, members: tuple[_Member, ...]
