@@ -111,7 +111,8 @@ class ChainDialect(Dialect):
                 result.content = remove_words(result.content, self.dropped)
             return result
         content, reasoning = clean(text, self.sanitize)
-        return ParseResult(content=content, reasoning=reasoning, dialect=None)
+        # Positional: a dataclass called with keywords costs twice as much.
+        return ParseResult([], content, reasoning)
 
     def _probe(
         self, text: str, catalog: Catalog, members: tuple[_Member, ...]
@@ -122,9 +123,13 @@ class ChainDialect(Dialect):
         share their scans of the reply (``reply.memo``); the winner's content
         is built in full.
         """
-        token = open_reply()  # None: the guard opened it (the usual case)
-        reply = current_reply()
-        assert reply is not None
+        reply = current_reply()  # the guard's, around this parse
+        if reply is None:  # called unguarded: keep the guard's promise here
+            token = open_reply()
+            try:
+                return self._probe(text, catalog, members)
+            finally:
+                close_reply(token)
         was_probing, memo = reply.probing, reply.memo
         reply.probing = True
         if memo is None:  # a chain inside a chain shares the outer memo
@@ -133,7 +138,6 @@ class ChainDialect(Dialect):
             return self._best(text, catalog, members)
         finally:
             reply.probing, reply.memo = was_probing, memo
-            close_reply(token)
 
     def _best(
         self, text: str, catalog: Catalog, members: tuple[_Member, ...]
@@ -156,8 +160,8 @@ class ChainDialect(Dialect):
                 # format is mixed in (or a call object was read out of another
                 # format's markup): let the others try; keep the fullest, and
                 # of two as full, the one that leaves no markup behind.
-                clean_content = not self._leftover(result.content)
-                if clean_content and (
+                content = result.content
+                if not (content and self._markup.any_in(content)) and (
                     best is None or len(result.calls) >= len(best.calls)
                 ):
                     return result
@@ -182,9 +186,6 @@ class ChainDialect(Dialect):
             if len(self._by_mask) < 1024:
                 self._by_mask[present] = members
         return members
-
-    def _leftover(self, content: str) -> bool:
-        return bool(content) and self._markup.any_in(content)
 
     @override
     def sanitize(self, text: str) -> str:
