@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-import functools
+from functools import partial
 from typing import TYPE_CHECKING, Any, override
 
 from .dialects.base import Dialect
@@ -189,42 +189,50 @@ class ChainDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        if self._cleans is not None and not self._cleans.any_in(text):
+        cleans = self._cleans
+        if cleans is None:  # a member may change any text
+            for _, step in self._sanitizers:
+                text = step(text)
+            return text
+        present = cleans.mask(text)
+        if not present:
             return text  # nothing any member cleans (most answers)
-        for step in self._sanitizers:
-            text = step(text)
+        for bits, step in self._sanitizers:
+            # A step without its strings in the text leaves it as it is.
+            if bits & present:
+                cleaned = step(text)
+                if cleaned is not text:  # what is left for the next steps
+                    text = cleaned
+                    present = cleans.mask(text)
         return text
 
 
 def _sanitizers(
     dialects: Sequence[Dialect],
-) -> tuple[tuple[Callable[[str], str], ...], Literals | None]:
-    """Every member's cleanup, in member order, and what they clean.
+) -> tuple[tuple[tuple[int, Callable[[str], str]], ...], Literals | None]:
+    """Every member's cleanup, in member order, each with the mask of the
+    strings it cleans, and those strings (None when a member does not say
+    what it cleans: then every step runs on every text).
 
     The members that only drop words (``Dialect.sanitize`` as it is) run as
     one pass per stretch of them, not one call each: the chain cleans every
-    reply without a call. The strings: with none of them in a text, every
-    step leaves it as it is (None when a member does not say what it cleans).
+    reply without a call. A step whose strings are not in a text leaves it
+    as it is (``test_sanitize_keeps_a_text_without_what_it_cleans``), so it
+    is skipped.
     """
-    steps: list[Callable[[str], str]] = []
+    steps: list[tuple[tuple[str, ...], Callable[[str], str]]] = []
     words: dict[str, None] = {}
-    cleans: dict[str, None] | None = {}
     for dialect in dialects:
         if type(dialect).sanitize is Dialect.sanitize:
             words.update(dict.fromkeys(dialect.dropped))
             continue
         if words:
-            steps.append(functools.partial(remove_words, words=tuple(words)))
-            if cleans is not None:
-                cleans.update(words)
+            steps.append((tuple(words), partial(remove_words, words=tuple(words))))
             words = {}
-        steps.append(dialect.sanitize)
-        if not dialect.cleans:
-            cleans = None
-        elif cleans is not None:
-            cleans.update(dict.fromkeys(dialect.cleans))
+        steps.append((dialect.cleans, dialect.sanitize))
     if words:
-        steps.append(functools.partial(remove_words, words=tuple(words)))
-        if cleans is not None:
-            cleans.update(words)
-    return tuple(steps), None if cleans is None else literals(cleans)
+        steps.append((tuple(words), partial(remove_words, words=tuple(words))))
+    if not all(cleaned for cleaned, _ in steps):
+        return tuple((0, step) for _, step in steps), None
+    cleans = literals(word for cleaned, _ in steps for word in cleaned)
+    return tuple((cleans.bits(cleaned), step) for cleaned, step in steps), cleans
