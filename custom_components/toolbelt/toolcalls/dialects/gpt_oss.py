@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, override
 
 from ..model import RejectedCall, ToolCall
 from ..prompting.render import compact_catalog
-from ..reading.calls import PROBING, Found, build_result, make_call
+from ..reading.calls import Found, build_result, make_call
 from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
 from ..reading.markup import Finder, too_many
+from ..reading.reply import probing
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ class GptOssDialect(Dialect):
                     found.append(Found(body_end, term_end, None))
             prev = term_end
             pos = finder.find(_MESSAGE, max(term_end, body_start))
-        if PROBING.get() and all(f.call is None for f in found):
+        if probing() and all(f.call is None for f in found):
             # A chain asks only "any calls?": channels without one are none.
             return build_result(text, (), self.name)
         result = build_result(text, found, self.name, sanitize=self.sanitize)
