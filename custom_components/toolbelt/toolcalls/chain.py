@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-import functools
+from functools import partial
 from typing import TYPE_CHECKING, Any, override
 
 from .dialects.base import Dialect
 from .guard import Parse, parse_failed, unguarded
 from .model import ParseResult
-from .reading.calls import PROBING
 from .reading.escapes import unescape_markers
 from .reading.literals import Literals, literals
-from .reading.memo import end_reply_scope, start_reply_scope
+from .reading.reply import close_reply, current_reply, open_reply
 from .text.sanitize import clean, remove_words
 
 if TYPE_CHECKING:
@@ -112,24 +111,33 @@ class ChainDialect(Dialect):
                 result.content = remove_words(result.content, self.dropped)
             return result
         content, reasoning = clean(text, self.sanitize)
-        return ParseResult(content=content, reasoning=reasoning, dialect=None)
+        # Positional: a dataclass called with keywords costs twice as much.
+        return ParseResult([], content, reasoning)
 
     def _probe(
         self, text: str, catalog: Catalog, members: tuple[_Member, ...]
     ) -> ParseResult | None:
         """The best member result with call markup, or None.
 
-        Members only say whether they found calls (``PROBING``) and share
-        their scans of the reply (a reply scope); the winner's content is
-        built in full.
+        Members only say whether they found calls (``reply.probing``) and
+        share their scans of the reply (``reply.memo``); the winner's content
+        is built in full.
         """
-        token = PROBING.set(True)
-        scope = start_reply_scope()
+        reply = current_reply()  # the guard's, around this parse
+        if reply is None:  # called unguarded: keep the guard's promise here
+            token = open_reply()
+            try:
+                return self._probe(text, catalog, members)
+            finally:
+                close_reply(token)
+        was_probing, memo = reply.probing, reply.memo
+        reply.probing = True
+        if memo is None:  # a chain inside a chain shares the outer memo
+            reply.memo = {}
         try:
             return self._best(text, catalog, members)
         finally:
-            end_reply_scope(scope)
-            PROBING.reset(token)
+            reply.probing, reply.memo = was_probing, memo
 
     def _best(
         self, text: str, catalog: Catalog, members: tuple[_Member, ...]
@@ -152,8 +160,8 @@ class ChainDialect(Dialect):
                 # format is mixed in (or a call object was read out of another
                 # format's markup): let the others try; keep the fullest, and
                 # of two as full, the one that leaves no markup behind.
-                clean_content = not self._leftover(result.content)
-                if clean_content and (
+                content = result.content
+                if not (content and self._markup.any_in(content)) and (
                     best is None or len(result.calls) >= len(best.calls)
                 ):
                     return result
@@ -179,47 +187,52 @@ class ChainDialect(Dialect):
                 self._by_mask[present] = members
         return members
 
-    def _leftover(self, content: str) -> bool:
-        return bool(content) and self._markup.any_in(content)
-
     @override
     def sanitize(self, text: str) -> str:
-        if self._cleans is not None and not self._cleans.any_in(text):
+        cleans = self._cleans
+        if cleans is None:  # a member may change any text
+            for _, step in self._sanitizers:
+                text = step(text)
+            return text
+        present = cleans.mask(text)
+        if not present:
             return text  # nothing any member cleans (most answers)
-        for step in self._sanitizers:
-            text = step(text)
+        for bits, step in self._sanitizers:
+            # A step without its strings in the text leaves it as it is.
+            if bits & present:
+                cleaned = step(text)
+                if cleaned is not text:  # what is left for the next steps
+                    text = cleaned
+                    present = cleans.mask(text)
         return text
 
 
 def _sanitizers(
     dialects: Sequence[Dialect],
-) -> tuple[tuple[Callable[[str], str], ...], Literals | None]:
-    """Every member's cleanup, in member order, and what they clean.
+) -> tuple[tuple[tuple[int, Callable[[str], str]], ...], Literals | None]:
+    """Every member's cleanup, in member order, each with the mask of the
+    strings it cleans, and those strings (None when a member does not say
+    what it cleans: then every step runs on every text).
 
     The members that only drop words (``Dialect.sanitize`` as it is) run as
     one pass per stretch of them, not one call each: the chain cleans every
-    reply without a call. The strings: with none of them in a text, every
-    step leaves it as it is (None when a member does not say what it cleans).
+    reply without a call. A step whose strings are not in a text leaves it
+    as it is (``test_sanitize_keeps_a_text_without_what_it_cleans``), so it
+    is skipped.
     """
-    steps: list[Callable[[str], str]] = []
+    steps: list[tuple[tuple[str, ...], Callable[[str], str]]] = []
     words: dict[str, None] = {}
-    cleans: dict[str, None] | None = {}
     for dialect in dialects:
         if type(dialect).sanitize is Dialect.sanitize:
             words.update(dict.fromkeys(dialect.dropped))
             continue
         if words:
-            steps.append(functools.partial(remove_words, words=tuple(words)))
-            if cleans is not None:
-                cleans.update(words)
+            steps.append((tuple(words), partial(remove_words, words=tuple(words))))
             words = {}
-        steps.append(dialect.sanitize)
-        if not dialect.cleans:
-            cleans = None
-        elif cleans is not None:
-            cleans.update(dict.fromkeys(dialect.cleans))
+        steps.append((dialect.cleans, dialect.sanitize))
     if words:
-        steps.append(functools.partial(remove_words, words=tuple(words)))
-        if cleans is not None:
-            cleans.update(words)
-    return tuple(steps), None if cleans is None else literals(cleans)
+        steps.append((tuple(words), partial(remove_words, words=tuple(words))))
+    if not all(cleaned for cleaned, _ in steps):
+        return tuple((0, step) for _, step in steps), None
+    cleans = literals(word for cleaned, _ in steps for word in cleaned)
+    return tuple((cleans.bits(cleaned), step) for cleaned, step in steps), cleans
