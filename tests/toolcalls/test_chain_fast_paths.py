@@ -56,3 +56,37 @@ def test_a_cleanup_that_joins_a_later_members_strings_is_followed_by_it(
     auto = resolve_dialect("auto")
     assert isinstance(auto, ChainDialect)
     assert auto.sanitize(text) == _every_step(auto, text) == cleaned
+
+
+AUTO = resolve_dialect("auto")
+TRIGGERS = sorted(
+    {t for d in AUTO.dialects for t in d.triggers}  # type: ignore[attr-defined]
+)
+
+
+def _reached(chain: ChainDialect, text: str) -> list[str]:
+    """The members a chain would try on ``text`` if none of them found a call."""
+    names: list[str] = []
+    present = 0
+    for step in chain._passes:  # type: ignore[attr-defined]
+        present |= step.triggers.mask(text) << step.shift
+        names += [member.dialect.name for member in step.candidates(present)]
+    return names
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(TRIGGERS) | st.text(max_size=4), max_size=12))
+def test_the_later_members_are_tried_on_their_own_triggers(pieces: list[str]) -> None:
+    """``auto`` looks for its marker-less members' triggers in a second pass
+    (``registry.AUTO_LATER``); the members it tries are those holding a
+    trigger in the reply, in order, as one pass over every trigger finds."""
+    assert isinstance(AUTO, ChainDialect)
+    text = "".join(pieces)
+    expected = [
+        d.name
+        for d in AUTO.dialects
+        if not d.structured
+        and (not d.triggers or any(trigger in text for trigger in d.triggers))
+    ]
+    assert _reached(AUTO, text) == expected
+    assert len(AUTO._passes) == 2  # type: ignore[attr-defined]

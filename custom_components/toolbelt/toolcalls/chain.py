@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, override
@@ -30,7 +30,8 @@ class _Member:
     # Its parse without the guard: the chain keeps the guard's promise once
     # per reply (length, json5 budget) and catches each member's failure.
     parse: Parse
-    # Its trigger bits; 0 (no triggers) means "always try".
+    # Its trigger bits (over every pass up to its own); 0 (no triggers)
+    # means "always try".
     bits: int
     # Whether it has its own ``may_match``, asked once its triggers are in.
     custom: bool
@@ -46,7 +47,17 @@ class ChainDialect(Dialect):
     come from the first text (non-structured) member.
     """
 
-    def __init__(self, dialects: Sequence[Dialect], name: str = "chain") -> None:
+    def __init__(
+        self,
+        dialects: Sequence[Dialect],
+        name: str = "chain",
+        later: Collection[str] = (),
+    ) -> None:
+        """``later``: names of members read only when no member before them
+        found a call (``auto``'s marker-less forms): when the chain's last
+        members are all among them, their triggers (the commonest words and
+        signs) are looked for only when a reply gets that far.
+        """
         if not dialects:
             raise ValueError("a dialect chain needs at least one dialect")
         self.dialects: tuple[Dialect, ...] = tuple(dialects)
@@ -64,21 +75,11 @@ class ChainDialect(Dialect):
         self._text = next(
             (d for d in self.dialects if not d.structured), self.dialects[0]
         )
-        # Every member's triggers, looked up in one pass per reply.
-        self._triggers = literals(t for d in self.dialects for t in d.triggers)
         self._markup = literals(self.markers)
         self._dropped = literals(self.dropped)
-        self._members = tuple(
-            _Member(
-                dialect=d,
-                parse=unguarded(type(d).parse),
-                bits=self._triggers.bits(d.triggers),
-                custom=type(d).may_match is not Dialect.may_match,
-            )
-            for d in self.dialects
-            if not d.structured
+        self._passes = _passes(
+            [d for d in self.dialects if not d.structured], frozenset(later)
         )
-        self._by_mask: dict[int, tuple[_Member, ...]] = {}
         self._sanitizers, self._cleans = _sanitizers(self.dialects)
 
     def __repr__(self) -> str:
@@ -103,8 +104,7 @@ class ChainDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         text = unescape_markers(text)
-        members = self._candidates(self._triggers.mask(text))
-        result = self._probe(text, catalog, members) if members else None
+        result = self._probe(text, catalog)
         if result is not None:
             if result.content and self._dropped.any_in(result.content):
                 # Every member's format words, whichever member read the reply.
@@ -114,9 +114,7 @@ class ChainDialect(Dialect):
         # Positional: a dataclass called with keywords costs twice as much.
         return ParseResult([], content, reasoning)
 
-    def _probe(
-        self, text: str, catalog: Catalog, members: tuple[_Member, ...]
-    ) -> ParseResult | None:
+    def _probe(self, text: str, catalog: Catalog) -> ParseResult | None:
         """The best member result with call markup, or None.
 
         Members only say whether they found calls (``reply.probing``) and
@@ -127,7 +125,7 @@ class ChainDialect(Dialect):
         if reply is None:  # called unguarded: keep the guard's promise here
             token = open_reply()
             try:
-                return self._probe(text, catalog, members)
+                return self._probe(text, catalog)
             finally:
                 close_reply(token)
         was_probing, memo = reply.probing, reply.memo
@@ -135,57 +133,50 @@ class ChainDialect(Dialect):
         if memo is None:  # a chain inside a chain shares the outer memo
             reply.memo = {}
         try:
-            return self._best(text, catalog, members)
+            return self._best(text, catalog)
         finally:
             reply.probing, reply.memo = was_probing, memo
 
-    def _best(
-        self, text: str, catalog: Catalog, members: tuple[_Member, ...]
-    ) -> ParseResult | None:
+    def _best(self, text: str, catalog: Catalog) -> ParseResult | None:
         refused: ParseResult | None = None
         best: ParseResult | None = None
         empty: set[str] = set()  # members that read the reply and found nothing
-        for member in members:
-            dialect = member.dialect
-            if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
-                continue
-            if member.custom and not dialect.may_match(text):
-                continue
-            try:
-                result = member.parse(dialect, text, catalog)
-            except Exception as err:  # the guard's promise, kept here
-                result = parse_failed(dialect, text, err)
-            if result.calls:
-                # Markup of another format left in the content means a second
-                # format is mixed in (or a call object was read out of another
-                # format's markup): let the others try; keep the fullest, and
-                # of two as full, the one that leaves no markup behind.
-                content = result.content
-                if not (content and self._markup.any_in(content)) and (
-                    best is None or len(result.calls) >= len(best.calls)
-                ):
-                    return result
-                if best is None or len(result.calls) > len(best.calls):
-                    best = result
-                continue
-            # Refused calls, or call markup with no call (``functools[]``).
-            if result.rejected or result.end is not None:
-                if refused is None:
-                    refused = result
-            else:
-                empty.add(dialect.name)
+        present = 0
+        for step in self._passes:
+            present |= step.triggers.mask(text) << step.shift
+            for member in step.candidates(present):
+                dialect = member.dialect
+                if dialect.subsumed_by and not empty.isdisjoint(dialect.subsumed_by):
+                    continue
+                if member.custom and not dialect.may_match(text):
+                    continue
+                try:
+                    result = member.parse(dialect, text, catalog)
+                except Exception as err:  # the guard's promise, kept here
+                    result = parse_failed(dialect, text, err)
+                if result.calls:
+                    # Markup of another format left in the content means a
+                    # second format is mixed in (or a call object was read out
+                    # of another format's markup): let the others try; keep
+                    # the fullest, and of two as full, the one that leaves no
+                    # markup behind.
+                    content = result.content
+                    if not (content and self._markup.any_in(content)) and (
+                        best is None or len(result.calls) >= len(best.calls)
+                    ):
+                        return result
+                    if best is None or len(result.calls) > len(best.calls):
+                        best = result
+                    continue
+                # Refused calls, or call markup with no call (``functools[]``).
+                if result.rejected or result.end is not None:
+                    if refused is None:
+                        refused = result
+                else:
+                    empty.add(dialect.name)
         if best is not None:
             return best
         return refused
-
-    def _candidates(self, present: int) -> tuple[_Member, ...]:
-        """The members to try, in order, for a reply holding these triggers."""
-        members = self._by_mask.get(present)
-        if members is None:
-            members = tuple(m for m in self._members if not m.bits or m.bits & present)
-            if len(self._by_mask) < 1024:
-                self._by_mask[present] = members
-        return members
 
     @override
     def sanitize(self, text: str) -> str:
@@ -205,6 +196,56 @@ class ChainDialect(Dialect):
                     text = cleaned
                     present = cleans.mask(text)
         return text
+
+
+class _Pass:
+    """Members whose triggers are looked for together, and those triggers."""
+
+    __slots__ = ("_by_mask", "members", "shift", "triggers")
+
+    def __init__(
+        self, members: tuple[_Member, ...], triggers: Literals, shift: int
+    ) -> None:
+        self.members = members
+        # The triggers no earlier pass looks for; their bits start at ``shift``.
+        self.triggers = triggers
+        self.shift = shift
+        self._by_mask: dict[int, tuple[_Member, ...]] = {}
+
+    def candidates(self, present: int) -> tuple[_Member, ...]:
+        """The members to try, in order, for a reply holding these triggers."""
+        members = self._by_mask.get(present)
+        if members is None:
+            members = tuple(m for m in self.members if not m.bits or m.bits & present)
+            if len(self._by_mask) < 1024:
+                self._by_mask[present] = members
+        return members
+
+
+def _passes(dialects: list[Dialect], later: frozenset[str]) -> tuple[_Pass, ...]:
+    """The text members in one pass, or two: the trailing run of ``later``
+    members in the second (with the triggers the first does not look for)."""
+    split = len(dialects)
+    while split > 0 and dialects[split - 1].name in later:
+        split -= 1
+    groups = [group for group in (dialects[:split], dialects[split:]) if group]
+    passes: list[_Pass] = []
+    known: dict[str, int] = {}  # every trigger so far, and its bit
+    for group in groups:
+        shift = sum(len(step.triggers.words) for step in passes)
+        triggers = literals(t for d in group for t in d.triggers if t not in known)
+        known.update((word, triggers.bits([word]) << shift) for word in triggers.words)
+        members = tuple(
+            _Member(
+                dialect=d,
+                parse=unguarded(type(d).parse),
+                bits=sum(known[t] for t in dict.fromkeys(d.triggers)),
+                custom=type(d).may_match is not Dialect.may_match,
+            )
+            for d in group
+        )
+        passes.append(_Pass(members, triggers, shift))
+    return tuple(passes)
 
 
 def _sanitizers(
