@@ -12,7 +12,7 @@ AUTO = resolve_dialect("auto")
 # Every string set a chain looks for, and small ones that overlap themselves
 # (``````` inside ````````, a word starting inside another and ending past it).
 WORD_SETS = [
-    AUTO._triggers.words,  # type: ignore[attr-defined]
+    *(step.triggers.words for step in AUTO._passes),  # type: ignore[attr-defined]
     AUTO._markup.words,  # type: ignore[attr-defined]
     AUTO._dropped.words,  # type: ignore[attr-defined]
     ("```", "```tool_", "```hass", "tool_call_begin", "<json>", ">>>"),

@@ -13,7 +13,8 @@ from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
-from custom_components.toolbelt.toolcalls.dialects import hermes, pythonic
+from custom_components.toolbelt.toolcalls.dialects import gemma, hermes, pythonic
+from custom_components.toolbelt.toolcalls.reading import pycall
 from custom_components.toolbelt.toolcalls.reading.schema import coerce_value
 
 _FRAGMENTS = [
@@ -121,3 +122,72 @@ def test_one_type_schema_coerces_as_the_type_list_does(
     # A list of types takes the general path; one type as a string the shortcut.
     general = coerce_value({"type": [kind], **extra}, value)
     assert repr(coerce_value({"type": kind, **extra}, value)) == repr(general)
+
+
+_GEMMA_PIECES = ["a", "Key_2", ":", ",", "{", "}", "[", "]", " ", "50", "-1.5", "1e3"]
+_GEMMA_PIECES += ["true", "None", "x.y", "9" * 5000, "<", "<|", '"', "|>", "\n", "é"]
+
+
+@given(
+    st.sampled_from([gemma._G4_QUOTE, gemma._FG_QUOTE]),
+    st.lists(
+        st.sampled_from([*_GEMMA_PIECES, gemma._G4_QUOTE, gemma._FG_QUOTE]),
+        max_size=16,
+    ).map("".join),
+)
+@settings(max_examples=1500, deadline=None)
+def test_flat_gemma_object_reads_as_the_reader_does(quote: str, body: str) -> None:
+    # Flat objects are built from the pieces too, so the shortcut is taken often.
+    for text in ("{" + body + "}", "{a:" + quote + body + quote + ",b:7}x"):
+        try:
+            flat = gemma._flat(text, 0, quote)
+        except ValueError as err:
+            flat = err
+        if flat is None:
+            continue
+        reader = gemma._GemmaArgs(text, quote)
+        try:
+            expected: Any = (reader.obj(), reader.pos)
+        except ValueError as err:
+            expected = err
+        assert repr(flat) == repr(expected)
+
+
+_PY_NAMES = ["f", "HassTurnOn", "x.call", "a.b", "g", "h", "print", "None"]
+_PY_KEYS = ["a", "b", "c", "d ", "e\t", "g", "h", "if"]
+_PY_VALUES = ['"a b"', "'x'", "''", '"é"', "0", "-0", "1.5", "1e5", "-1E-5", "True"]
+_PY_VALUES += ["null", " 7", "\n2", "1_0", "'\\n'", "07", "9" * 16, "x", "u'x'", "[1]"]
+_PY_PIECES = ["(", ")", "[", "]", "=", ",", " ", "\n", "\t", "\r", ";", ".", "#"]
+_PY_CALL = st.builds(
+    "{}({}{})".format,
+    st.sampled_from(_PY_NAMES),
+    st.lists(
+        st.builds(
+            "{}={}".format, st.sampled_from(_PY_KEYS), st.sampled_from(_PY_VALUES)
+        ),
+        max_size=2,
+    ).map(", ".join),
+    st.sampled_from(["", ",", " ", "\n"]),
+)
+
+
+@st.composite
+def _python_source(draw: st.DrawFn) -> str:
+    glue = st.sampled_from([", ", ",", "\n", " \n\n", ",\n ", " ", ";"])
+    source = draw(glue).join(draw(st.lists(_PY_CALL, min_size=1, max_size=3)))
+    if draw(st.booleans()):
+        source = f"[{source}]"
+    if draw(st.booleans()):  # one slip anywhere
+        at = draw(st.integers(0, len(source)))
+        source = (
+            source[:at] + draw(st.sampled_from(_PY_PIECES + _PY_VALUES)) + source[at:]
+        )
+    return source
+
+
+@given(_python_source())
+@settings(max_examples=1500, deadline=None)
+def test_flat_python_calls_read_as_the_token_reader_does(source: str) -> None:
+    flat = pycall._flat_calls(source)
+    if flat is not None:
+        assert repr(flat) == repr(pycall._token_calls(source))

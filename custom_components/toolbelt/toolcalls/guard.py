@@ -7,7 +7,8 @@ nor run long on hostile input. ``Dialect`` wraps each subclass's ``parse`` with
 - reads no reply longer than ``MAX_REPLY_CHARS`` for calls: such a reply is
   refused with a reason and its content is its first ``MAX_REPLY_CHARS``
   characters (no real turn comes near: a minute of generation is ~60k tokens);
-- shares one json5 budget among everything read in the reply;
+- opens the reply's shared state (``reading/reply.py``: one json5 budget
+  among everything read in the reply);
 - turns any exception (a parser bug, ``RecursionError``, ``MemoryError``) into a
   refused call with the reason, so the turn goes on.
 
@@ -23,7 +24,7 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 
 from .model import ParseResult, RejectedCall
-from .reading.jsonrepair import end_json5_budget, start_json5_budget
+from .reading.reply import close_reply, open_reply
 from .text.sanitize import clean
 
 if TYPE_CHECKING:
@@ -99,15 +100,15 @@ def guard_parse(parse: Parse) -> Parse:
             )
             return refused(text, reason, self.name, shown=limit)
         # Inline, not a ``with``: a nested parse (a dialect calling another)
-        # shares the budget the outer one opened (the token is None then).
-        token = start_json5_budget()
+        # shares the reply the outer one opened (the token is None then).
+        token = open_reply()
         try:
             return parse(self, text, catalog)
         except Exception as err:  # a parser bug: refused, and the turn goes on
             return parse_failed(self, text, err)
         finally:
             if token is not None:
-                end_json5_budget(token)
+                close_reply(token)
 
     guarded.guarded = True  # type: ignore[attr-defined]
     return guarded

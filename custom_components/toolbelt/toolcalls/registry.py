@@ -126,6 +126,7 @@ AUTO_ORDER: tuple[str, ...] = (
     "mistral",
     "functools",
     "hermes",
+    # From here on (``AUTO_LATER``): marker-less and lenient forms.
     "qwen",
     "llama3",
     "xlam",
@@ -254,6 +255,12 @@ def dialect_names() -> tuple[str, ...]:
     return (*DIALECTS, *extras)
 
 
+# ``auto``'s marker-less and lenient forms: bare JSON, fences, ReAct labels,
+# Python calls. A chain looks for their triggers (the commonest words and
+# signs: a newline, ``(``, ``Action``...) only when no member before them read
+# a call, so a reply in one of the marked formats never pays for them.
+AUTO_LATER: tuple[str, ...] = AUTO_ORDER[AUTO_ORDER.index("qwen") :]
+
 _chains: dict[tuple[tuple[str, ...], str], ChainDialect] = {}
 
 
@@ -262,7 +269,9 @@ def _chain(names: Iterable[str], label: str) -> ChainDialect:
     key = (tuple(dict.fromkeys(names)), label)
     chain = _chains.get(key)
     if chain is None:
-        chain = ChainDialect([get_dialect(n) for n in key[0]], name=label)
+        chain = ChainDialect(
+            [get_dialect(n) for n in key[0]], name=label, later=AUTO_LATER
+        )
         if len(_chains) < 256:
             _chains[key] = chain
     return chain

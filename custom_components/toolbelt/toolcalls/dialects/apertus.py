@@ -117,7 +117,7 @@ class ApertusDialect(Dialect):
             else:
                 calls = []
             if calls:
-                found.extend(Found(start, end, c) for c in calls)
+                found += [Found(start, end, c) for c in calls]
             elif not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
         found = prefer_outside_reasoning(text, found)

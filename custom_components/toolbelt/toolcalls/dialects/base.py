@@ -87,7 +87,7 @@ class Dialect:
 
     def may_match(self, text: str) -> bool:
         """Fast check used by chains before the full ``parse``."""
-        return not self.triggers or any(t in text for t in self.triggers)
+        return not self.triggers or any(map(text.__contains__, self.triggers))
 
     def system_prompt(self, catalog: Catalog) -> str:
         """Instructions and the compact tool catalog for text dialects ("" if none)."""

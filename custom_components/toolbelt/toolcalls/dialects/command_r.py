@@ -150,7 +150,7 @@ class CommandRDialect(Dialect):
                     found.append(Found(start, end, None))
                 elif text[pos] in "[{":
                     calls = _salvage(text, pos, body_end, catalog)
-                    found.extend(Found(start, end, c) for c in _drop_no_tool(calls))
+                    found.extend([Found(start, end, c) for c in _drop_no_tool(calls)])
                 continue
             calls, json_end = result
             found.extend(
@@ -185,7 +185,7 @@ class CommandRDialect(Dialect):
                     found.append(Found(match.start(), end, reject))
                 continue
             calls = _drop_no_tool(result[0])
-            found.extend(Found(match.start(), end, c) for c in calls)
+            found.extend([Found(match.start(), end, c) for c in calls])
         return found
 
     @override

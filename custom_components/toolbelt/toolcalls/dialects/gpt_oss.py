@@ -24,6 +24,7 @@ from ..reading.jsonrepair import (
     loads_loose,
 )
 from ..reading.markup import Finder, too_many
+from ..reading.reply import probing
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ class GptOssDialect(Dialect):
                     found.append(Found(body_end, term_end, None))
             prev = term_end
             pos = finder.find(_MESSAGE, max(term_end, body_start))
+        if probing() and all(f.call is None for f in found):
+            # A chain asks only "any calls?": channels without one are none.
+            return build_result(text, (), self.name)
         result = build_result(text, found, self.name, sanitize=self.sanitize)
         # ``end`` is after the last call, not after content headers cut later.
         result.end = max((f.end for f in found if f.call is not None), default=None)

@@ -25,7 +25,7 @@ from ..reading.markup import (
     too_many,
 )
 from ..reading.pycall import PyCallError
-from ..reading.scan import skip_ws, tag_blocks
+from ..reading.scan import MAX_BLOCKS, skip_ws, tag_blocks
 from .base import Dialect
 from .hermes import body_calls
 from .pythonic import python_calls
@@ -59,6 +59,30 @@ class GraniteDialect(Dialect):
         object (that body is Hermes's)."""
         if "<|tool_call|>" in text or "<function_call>" in text or "&lt;" in text:
             return True
+        # Most replies: each ``<tool_call>`` holds one strict JSON object and
+        # its closer follows right after (the value Hermes reads next: shared).
+        pos = text.find("<tool_call>")
+        for _ in range(MAX_BLOCKS):
+            if pos < 0:
+                return False
+            body = skip_ws(text, pos + len("<tool_call>"))
+            if not text.startswith("{", body):
+                return True
+            strict = strict_json_at(text, body)
+            if strict is None:
+                break
+            close = skip_ws(text, strict[1])
+            if not text.startswith("</tool_call>", close):
+                if close < len(text) and not (
+                    text[close].isspace() or text.startswith("<tool_call>", close)
+                ):
+                    return True  # more than the object before any closer
+                break
+            pos = text.find("<tool_call>", close)
+        return self._odd_block(text)
+
+    def _odd_block(self, text: str) -> bool:
+        """``may_match``'s answer from every ``<tool_call>`` block as read."""
         for _, body_start, body_end, _ in tag_blocks(
             text, "<tool_call>", "</tool_call>"
         ):
@@ -119,13 +143,13 @@ class GraniteDialect(Dialect):
                 except PyCallError:
                     calls = None
             if calls is not None:
-                found.extend(Found(start, end, c) for c in calls or (None,))
+                found += [Found(start, end, c) for c in calls or (None,)]
         return found
 
     @override
     def sanitize(self, text: str) -> str:
         text = text.replace("<|tool_call|>", "")
-        return _RESPONSE_TAGS.sub("", text)
+        return _RESPONSE_TAGS.sub("", text) if "response>" in text else text
 
 
 def _strict_json(text: str, body: int, payload: str) -> bool:

@@ -78,7 +78,7 @@ def _tag_calls(
             if pos < body_end and text[pos] in "{[":
                 calls = body_calls(text, pos, body_end, catalog, id_style)
                 if calls is not None:
-                    found.extend(Found(start, end, call) for call in calls)
+                    found += [Found(start, end, call) for call in calls]
                     if not calls:
                         found.append(Found(start, end, None))
                     continue
@@ -107,7 +107,7 @@ def _present(
         # Another family's tags, or a text made of tags: one search per tag,
         # not a list of every opener.
         return [tag for tag in tags if tag[0] in text]
-    present = _HERMES_OPENERS.findall(text)
+    present = _HERMES_OPENERS.findall(text) if "<" in text else ()
     if not present:
         return ()
     if present.count(present[0]) == len(present):
@@ -175,6 +175,10 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
     return found
 
 
+_START = operator.attrgetter("start")
+_END = operator.attrgetter("end")
+
+
 def _drop_overlaps(found: list[Found]) -> list[Found]:
     """Keep spans in order; a span starting inside a kept one is a duplicate."""
     if len(found) < 2:
@@ -182,7 +186,8 @@ def _drop_overlaps(found: list[Found]) -> list[Found]:
     kept: list[Found] = []
     limit = -1
     last_start = -1
-    for span in sorted(found, key=lambda f: (f.start, -f.end)):
+    # By start, then the longest first: two stable C-level sorts, no key call.
+    for span in sorted(sorted(found, key=_END, reverse=True), key=_START):
         if span.start < limit and span.start != last_start:
             continue
         kept.append(span)
@@ -205,9 +210,6 @@ def _json_outside(text: str, found: list[Found]) -> bool:
             return True
         pos = max(pos, span.end)
     return _has_bracket(text, pos, len(text))
-
-
-_START = operator.attrgetter("start")
 
 
 def _has_bracket(text: str, start: int, end: int) -> bool:

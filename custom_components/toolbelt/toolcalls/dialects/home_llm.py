@@ -93,7 +93,7 @@ class HomeLlmDialect(Dialect):
                     calls.append(
                         make_call(catalog, SERVICE_TOOL, args, raw=match.group(0))
                     )
-            found.extend(Found(fence.start, fence.end, call) for call in calls)
+            found += [Found(fence.start, fence.end, call) for call in calls]
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override

@@ -52,6 +52,31 @@ def _python_calls(text: str, start: int, catalog: Catalog) -> list[Found]:
     return found
 
 
+def _tagged_calls(text: str, pos: int, catalog: Catalog) -> list[Found]:
+    """Calls after each ``<|python_tag|>`` (the first at ``pos``), and the tags."""
+    found: list[Found] = []
+    tags: list[Found] = []  # the tags themselves: cut, but no calls
+    while pos >= 0 and not too_many(found, text, pos):
+        body = skip_ws(text, pos + len(PYTHON_TAG))
+        # A call ends by the next tag: each stretch of text is read once.
+        nxt = text.find(PYTHON_TAG, body)
+        if body < len(text) and text[body] in "{[":
+            spans = leading_json_calls(
+                text,
+                catalog,
+                start=body,
+                require_arguments=False,
+                limit=nxt if nxt >= 0 else None,
+            )
+        else:
+            spans = _python_calls(text, body, catalog)
+        if spans:
+            tags.append(Found(pos, body, None))
+            found.extend(spans)
+        pos = nxt
+    return found + tags
+
+
 class Llama3Dialect(Dialect):
     """Meta Llama 3.1 / 3.2 / 3.3 JSON tool calling."""
 
@@ -67,28 +92,8 @@ class Llama3Dialect(Dialect):
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        found: list[Found] = []
-        tags: list[Found] = []  # the tags themselves: cut, but no calls
         pos = text.find(PYTHON_TAG)
-        while pos >= 0 and not too_many(found, text, pos):
-            body = skip_ws(text, pos + len(PYTHON_TAG))
-            # A call ends by the next tag: each stretch of text is read once.
-            nxt = text.find(PYTHON_TAG, body)
-            if body < len(text) and text[body] in "{[":
-                spans = leading_json_calls(
-                    text,
-                    catalog,
-                    start=body,
-                    require_arguments=False,
-                    limit=nxt if nxt >= 0 else None,
-                )
-            else:
-                spans = _python_calls(text, body, catalog)
-            if spans:
-                tags.append(Found(pos, body, None))
-                found.extend(spans)
-            pos = nxt
-        found += tags
+        found = _tagged_calls(text, pos, catalog) if pos >= 0 else []
         if not found:
             found = leading_json_calls(text, catalog)
         return build_result(text, found, self.name, sanitize=self.sanitize)

@@ -53,7 +53,7 @@ class LongCatDialect(Dialect):
             if pos < body_end and text[pos] in "{[":
                 calls = body_calls(text, pos, body_end, catalog, "openai")
             if calls:
-                found.extend(Found(start, end, call) for call in calls)
+                found += [Found(start, end, call) for call in calls]
             elif pos >= body_end:
                 found.append(Found(start, end, None))  # an empty block
             else:

@@ -71,7 +71,7 @@ def fenced_json_calls(
                 spans = []
                 break
             calls, end = result
-            spans.extend(Found(fence.start, fence.end, call) for call in calls)
+            spans += [Found(fence.start, fence.end, call) for call in calls]
             pos = skip_ws(text, end)
             if pos < fence.body_end and text[pos] == ",":
                 pos = skip_ws(text, pos + 1)
@@ -87,6 +87,9 @@ class MarkdownJsonDialect(Dialect):
     markers: ClassVar[tuple[str, ...]] = ("```json", "```tool_code", "```tool_call")
     start_markers: ClassVar[tuple[str, ...]] = ("```",)
     triggers: ClassVar[tuple[str, ...]] = ("```", "~~~")
+    # Hermes reads the same fences (``fenced_json_calls``, shared in a reply)
+    # wherever a bracket stands outside its tags: a fenced call is one.
+    subsumed_by: ClassVar[tuple[str, ...]] = ("hermes",)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:

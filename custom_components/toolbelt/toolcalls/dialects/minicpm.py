@@ -52,7 +52,7 @@ def _xml_calls(text: str, catalog: Catalog) -> list[Found]:
         pairs: list[tuple[str, str]] = []
         while (param := _PARAM.match(text, pos)) is not None:
             value = param.group(2)
-            cdata = _CDATA.match(value)
+            cdata = _CDATA.match(value) if "<![CDATA[" in value else None
             pairs.append((param.group(1), cdata.group(1) if cdata else value))
             pos = param.end()
         close = _CLOSE.match(text, pos)

@@ -174,7 +174,7 @@ class MiniMaxDialect(Dialect):
                     )
             calls = [c for c in calls if c is not None]
             if calls:
-                found.extend(Found(start, end, c) for c in calls)
+                found += [Found(start, end, c) for c in calls]
             elif not body.strip():
                 found.append(Found(start, end, None))
         return found

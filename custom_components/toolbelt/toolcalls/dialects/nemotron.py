@@ -58,6 +58,6 @@ class NemotronDialect(Dialect):
             if result is None:
                 continue
             calls, json_end = result
-            found.extend(Found(start, max(end, json_end), c) for c in calls or (None,))
+            found += [Found(start, max(end, json_end), c) for c in calls or (None,)]
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)

@@ -63,7 +63,7 @@ class Olmo3Dialect(Dialect):
                     else f"cannot read the calls: {err}"
                 )
                 calls = [RejectedCall("", raw, reason)]
-            found.extend(Found(start, end, call) for call in calls)
+            found.extend([Found(start, end, call) for call in calls])
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 

@@ -43,7 +43,7 @@ class FunctoolsDialect(Dialect):
                 result = json_calls_at(text, body, catalog)
                 if result is not None:
                     calls, end = result
-                    found.extend(Found(pos, end, call) for call in calls)
+                    found += [Found(pos, end, call) for call in calls]
                     if not calls:
                         found.append(Found(pos, end, None))
             pos = text.find(MARKER, end)

@@ -50,6 +50,7 @@ _BLOCKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("<|tool_call_start|>", ("<|tool_call_end|>",)),
 )
 _BLOCK_TOKENS = tuple(t for opener, closers in _BLOCKS for t in (opener, *closers))
+_ANY_BLOCK_TOKEN = re.compile("|".join(map(re.escape, _BLOCK_TOKENS)))
 _LIST_START = PYTHON_LIST.full
 _FENCE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _MAX_MIDTEXT_TRIES = 20
@@ -243,7 +244,7 @@ def marked_python_blocks(
                         "not a valid call list" if close_len else "call is truncated"
                     )
                     calls = [RejectedCall("", raw, reason)]
-                found.extend(Found(pos, end + close_len, c) for c in calls)
+                found.extend([Found(pos, end + close_len, c) for c in calls])
                 recognized = recognized or bool(calls)
             pos = finder.find(opener, max(end + close_len, body_start))
     return found if recognized else []
@@ -328,7 +329,7 @@ class PythonicDialect(Dialect):
             if not parsed or any(catalog.resolve(n) is None for n, _, _ in parsed):
                 continue
             calls = _read_calls(catalog, parsed, raw=text[start:end])
-            found.extend(Found(start, end, c) for c in calls)
+            found.extend([Found(start, end, c) for c in calls])
         return found
 
     def _whole_reply_call(self, text: str, catalog: Catalog, start: int) -> list[Found]:
@@ -351,8 +352,8 @@ class PythonicDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        if "<|" not in text:
-            return text  # every block token starts so
+        if "<|" not in text or _ANY_BLOCK_TOKEN.search(text) is None:
+            return text  # the usual: no block token to remove
         for token in _BLOCK_TOKENS:
             text = text.replace(token, "")
         return text

@@ -35,6 +35,7 @@ from ..reading.jsonrepair import (
     TruncatedJSONError,
     find_json_end,
     loads_loose,
+    strict_json_at,
 )
 from ..reading.pycall import PyCallError, parse_python_calls
 from ..reading.scan import skip_ws
@@ -131,6 +132,15 @@ def _strip_junk(text: str, pos: int, end: int) -> int:
     return pos
 
 
+def _loads(text: str, pos: int, stop: int) -> Any:
+    """``loads_loose(text[pos:stop])``, taken from the strict read that
+    ``find_json_end`` made (kept per reply) when that ends at ``stop``."""
+    strict = strict_json_at(text, pos)
+    if strict is not None and strict[1] == stop:
+        return strict[0]
+    return loads_loose(text[pos:stop])
+
+
 class ReactDialect(Dialect):
     """Thought / Action / Action Input / Observation."""
 
@@ -211,37 +221,43 @@ class ReactDialect(Dialect):
         pending: _Pending | None = None
         cut = len(text)
         seen_action = False
-        for index, match in enumerate(labels):
+        for index, match in enumerate(labels, 1):
             if match.start() >= cut:
                 break
             kind = _kind(match.group(2))
-            region_end = (
-                labels[index + 1].start() if index + 1 < len(labels) else len(text)
-            )
-            region_end = min(region_end, cut)
+            if kind == "thought":
+                continue  # the model's own words: nothing to read
             if kind == "observation":
                 if seen_action:
                     cut = match.start()
                     break
                 continue
+            # The label's text runs to the next label (``index`` is the next's).
+            region_end = min(labels[index].start(), cut) if index < len(labels) else cut
             if kind == "final":
                 if final is None:
                     final = text[match.end() : region_end]
                 continue
             if kind in ("action", "header"):
-                self._close(pending, text, catalog, found)
+                if pending is not None:
+                    self._close(pending, text, catalog, found)
                 pending = None
                 strong = kind == "action" or bool(match.group(1))
                 seen_action = seen_action or kind == "action"
-                blob = self._blob(text, match, region_end, catalog, found)
-                if blob is not None:
-                    final = blob if final is None else final
-                    continue
+                if text.find("{", match.end(), region_end) >= 0:  # a JSON blob?
+                    blob = self._blob(text, match, region_end, catalog, found)
+                    if blob is not None:
+                        final = blob if final is None else final
+                        continue
                 line_end = text.find("\n", match.end())
                 line_end = region_end if line_end < 0 else min(line_end, region_end)
                 value = text[match.end() : line_end]
-                if _PY_CALL.match(value.strip()) and self._python(
-                    text, match.start(), line_end, value, catalog, found
+                if (
+                    "(" in value
+                    and _PY_CALL.match(value.strip())
+                    and self._python(
+                        text, match.start(), line_end, value, catalog, found
+                    )
                 ):
                     continue
                 name = _clean_name(value)
@@ -257,15 +273,16 @@ class ReactDialect(Dialect):
             if kind == "input" and pending is not None:
                 self._input(pending, text, match.end(), region_end, catalog, found)
                 pending = None
-        self._close(pending, text, catalog, found)
+        if pending is not None:
+            self._close(pending, text, catalog, found)
         return found, final, cut
 
     @staticmethod
     def _close(
-        pending: _Pending | None, text: str, catalog: Catalog, found: list[Found]
+        pending: _Pending, text: str, catalog: Catalog, found: list[Found]
     ) -> None:
         """An action without input: a call with no arguments, if the name is real."""
-        if pending is None or not pending.strong or not _NAME.fullmatch(pending.name):
+        if not pending.strong or not _NAME.fullmatch(pending.name):
             return
         if catalog.resolve(pending.name) is None:
             return
@@ -301,7 +318,7 @@ class ReactDialect(Dialect):
             json_end = find_json_end(text, pos, end)
             stop = raw_end if json_end < 0 else json_end
             try:
-                args = loads_loose(text[pos:stop])
+                args = _loads(text, pos, stop)
             except TruncatedJSONError:
                 reject = RejectedCall(
                     name, text[pending.start : raw_end], "call is truncated"
@@ -347,7 +364,7 @@ class ReactDialect(Dialect):
         if json_end < 0:
             return None
         try:
-            blob = loads_loose(text[pos:json_end])
+            blob = _loads(text, pos, json_end)
         except LooseJSONError:
             return None
         if not isinstance(blob, dict):
@@ -392,7 +409,7 @@ class ReactDialect(Dialect):
                     return False
                 kwargs = {param: positional[0], **kwargs}
             calls.append(make_call(catalog, resolved, kwargs, raw=value))
-        found.extend(Found(start, end, call) for call in calls)
+        found.extend([Found(start, end, call) for call in calls])
         return bool(calls)
 
     @override

@@ -8,7 +8,6 @@ verbatim ids) and the content cleanup are the same for all of them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 import itertools
 import operator
@@ -26,6 +25,7 @@ from .jsonrepair import (
     decode_arguments,
     loads_loose,
 )
+from .reply import probing
 
 __all__ = [
     "UNKNOWN_TOOL",
@@ -41,9 +41,6 @@ __all__ = [
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
 _NAME_KEYS = ("tool", "tool_name", "recipient_name", "function_name", "action")
 _ID_KEYS = ("id", "tool_call_id", "call_id")
-# Set by a dialect chain while it probes members: a result without any call
-# markup is discarded, so ``build_result`` need not compute its content.
-PROBING: ContextVar[bool] = ContextVar("toolcalls_probing", default=False)
 _NOT_ACTIONS = frozenset({"finalanswer", "none", "answer", "respond", "noaction"})
 _META_KEYS = frozenset({"id", "tool_call_id", "call_id", "type", "index"})
 # The reason a call to a tool outside the catalog is refused with.
@@ -409,7 +406,7 @@ def build_result(
     them, minus reasoning and leaked scaffolding (``sanitize`` adds a
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
-    if not found and PROBING.get():
+    if not found and probing():
         # A chain is only asking "any calls?": skip the content work.
         return _PROBED_NOTHING
     if len(found) == 1 and "```" not in text:
@@ -418,7 +415,7 @@ def build_result(
     if spans and "```" in text:
         if any(_example(span) for span in spans):
             spans = _without_examples(text, spans)
-            if not spans and PROBING.get():
+            if not spans and probing():
                 return _PROBED_NOTHING
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)

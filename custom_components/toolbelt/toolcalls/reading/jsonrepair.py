@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar, Token
 import json
 import re
 from typing import Any
@@ -24,19 +23,18 @@ import json5
 
 from .memo import memoized
 from .numbers import NumberTooLongError, read_number
+from .reply import JSON5_LIMIT, close_reply, current_reply, open_reply
 
 __all__ = [
     "LooseJSONError",
     "TruncatedJSONError",
     "bracket_end",
     "decode_arguments",
-    "end_json5_budget",
     "find_json_end",
     "json5_budget",
     "loads_loose",
     "scan_json",
     "skip_stray_closer",
-    "start_json5_budget",
     "strict_json_at",
     "try_loads_loose",
 ]
@@ -56,10 +54,6 @@ class _RefusedError(LooseJSONError):
 
 # Tool-call JSON is shallow; deeper nesting is garbage (or an attack).
 MAX_DEPTH = 64
-# json5 is pure Python, ~45 µs per character on a list of numbers: one value,
-# and one reply in all (``json5_budget``), may spend this much of it (~45 ms).
-_JSON5_LIMIT = 1_000
-_JSON5_LEFT: ContextVar[list[int] | None] = ContextVar("json5_left", default=None)
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
 _BLANKS_RE = re.compile(r"[ \t]*")
@@ -327,39 +321,25 @@ def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> A
 
 def _spend_json5(size: int) -> None:
     """Charge ``size`` characters of json5 work; refuse what is over the limits."""
-    if size > _JSON5_LIMIT:
+    if size > JSON5_LIMIT:
         raise LooseJSONError(f"not JSON, even with repairs ({size} characters)")
-    left = _JSON5_LEFT.get()
-    if left is None:
+    reply = current_reply()
+    if reply is None:
         return
-    if size > left[0]:
+    if size > reply.json5_left:
         raise LooseJSONError("not JSON, even with repairs (json5 budget spent)")
-    left[0] -= size
-
-
-def start_json5_budget(chars: int = _JSON5_LIMIT) -> Token | None:
-    """Let every ``loads_loose`` until ``end_json5_budget`` share ``chars`` of json5.
-
-    Meant around one reply's parse, so hundreds of small values that each need
-    json5 cannot add up to seconds. Inside an open budget, nothing changes.
-    """
-    return _JSON5_LEFT.set([chars]) if _JSON5_LEFT.get() is None else None
-
-
-def end_json5_budget(token: Token | None) -> None:
-    """Close what ``start_json5_budget`` opened (a no-op for a nested start)."""
-    if token is not None:
-        _JSON5_LEFT.reset(token)
+    reply.json5_left -= size
 
 
 @contextmanager
-def json5_budget(chars: int = _JSON5_LIMIT) -> Iterator[None]:
-    """``start_json5_budget``/``end_json5_budget`` as a ``with`` block."""
-    token = start_json5_budget(chars)
+def json5_budget(chars: int = JSON5_LIMIT) -> Iterator[None]:
+    """One json5 budget of ``chars`` for every ``loads_loose`` in the block
+    (the open reply's, when one is open: nothing changes then)."""
+    token = open_reply(chars)
     try:
         yield
     finally:
-        end_json5_budget(token)
+        close_reply(token)
 
 
 def try_loads_loose(text: str, default: Any = None) -> Any:

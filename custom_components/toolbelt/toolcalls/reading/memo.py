@@ -2,40 +2,27 @@
 
 Several members of a chain look for the same things in one reply: the JSON
 call objects at its start or in its prose, its fenced blocks, its reasoning
-spans. ``ChainDialect.parse`` opens a scope for the reply
-(``start_reply_scope``); inside it a
-``memoized`` scan runs once per distinct set of arguments and later members
-get a copy of its answer. Outside a scope (one dialect reading a reply) the
-scans run as they are. Nothing is kept after the reply: a call read here
-never carries its id into another reply's result.
+spans. While ``ChainDialect`` tries its members, the open ``Reply`` holds a
+memo (``reply.memo``); inside it a ``memoized`` scan runs once per distinct
+set of arguments and later members get a copy of its answer. Outside it (one
+dialect reading a reply) the scans run as they are. Nothing is kept after the
+reply: a call read here never carries its id into another reply's result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar, Token
 import functools
-from typing import Any
 
-__all__ = ["end_reply_scope", "memoized", "start_reply_scope"]
+from .reply import current_reply
 
-_SCOPE: ContextVar[dict[Any, Any] | None] = ContextVar("toolcalls_memo", default=None)
+__all__ = ["memoized"]
+
 _MISS = object()
 
 
-def start_reply_scope() -> Token[dict[Any, Any] | None] | None:
-    """Share memoized scans until ``end_reply_scope`` (nested: a no-op)."""
-    return _SCOPE.set({}) if _SCOPE.get() is None else None
-
-
-def end_reply_scope(token: Token[dict[Any, Any] | None] | None) -> None:
-    """Close what ``start_reply_scope`` opened; its answers are dropped."""
-    if token is not None:
-        _SCOPE.reset(token)
-
-
 def memoized[**P, R](func: Callable[P, R]) -> Callable[P, R]:
-    """``func`` answered once per argument set inside a reply scope.
+    """``func`` answered once per argument set while a chain shares a memo.
 
     ``func`` must depend on its arguments only; callers that mean the same
     call pass the same arguments (a keyword given at its default is another
@@ -45,7 +32,8 @@ def memoized[**P, R](func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        scope = _SCOPE.get()
+        reply = current_reply()
+        scope = None if reply is None else reply.memo
         if scope is None:
             return func(*args, **kwargs)
         key = (func, args, *kwargs.items()) if kwargs else (func, args)

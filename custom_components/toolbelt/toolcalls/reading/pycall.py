@@ -41,17 +41,45 @@ class PyCallError(ValueError):
 # above, lists and string-keyed dicts of those. Anything else (other escapes,
 # comments, tuples, sets, expressions, odd whitespace, non-ASCII names) is left
 # to ``ast``.
+# A short decimal number, as ``int``/``float`` read it and ``ast`` would.
+_NUMBER = r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?"
 _TOKENS = re.compile(
     r"([ \t\n]*)(?:"
     r"(\"[^\"\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^\"\\\n\r\x00\ud800-\udfff]*)*\""
     r"|'[^'\\\n\r\x00\ud800-\udfff]*(?:\\[\\'\"ntr][^'\\\n\r\x00\ud800-\udfff]*)*')"  # 1
-    r"|(-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?(?:[eE][-+]?[0-9]{1,4})?)(?![\w.])"  # 2
+    rf"|({_NUMBER})(?![\w.])"  # 2
     r"|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?![\w.])"  # 3 name
     r"|([\[\](){},:=])"  # 4 punctuation
     r"|(.))",  # 5 anything else
     re.S,
 )
 _END = ("", "", "", "", "", "end")
+# The flattest shape of all (``_flat_calls``): keyword arguments whose values
+# are strings without escapes, numbers or the six names; the token reader's
+# own pieces, so it reads the same text the same way. No piece can end where
+# the next begins, so nothing is ever given back: possessive repeats and an
+# atomic value keep the regex engine from saving states it never returns to.
+_WS = r"[ \t\n]*+"
+_FLAT_NAME = r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+"
+_FLAT_KEY = r"[A-Za-z_][A-Za-z0-9_]*+"
+_FLAT_TEXT = r"\"[^\"\\\n\r\x00\ud800-\udfff]*+\"|'[^'\\\n\r\x00\ud800-\udfff]*+'"
+_FLAT_NUMBER = rf"{_NUMBER}(?![\w.])"
+_FLAT_NAMED = rf"(?:{'|'.join(_NAMED)})(?![\w.])"
+_FLAT_ARG = rf"{_FLAT_KEY}{_WS}={_WS}(?>{_FLAT_TEXT}|{_FLAT_NUMBER}|{_FLAT_NAMED})"
+_FLAT_CALL = (
+    rf"{_FLAT_NAME}\({_WS}"
+    rf"(?:{_FLAT_ARG}{_WS}(?:,{_WS}{_FLAT_ARG}{_WS})*+(?:,{_WS})?+)?+\)"
+)
+_FLAT_LIST = (
+    rf"\[{_WS}(?:{_FLAT_CALL}{_WS}(?:,{_WS}{_FLAT_CALL}{_WS})*+(?:,{_WS})?+)?+\]"
+)
+_FLAT_STATEMENT = rf"(?:{_FLAT_LIST}|{_FLAT_CALL})"
+_FLAT = re.compile(rf"{_FLAT_STATEMENT}(?:(?:[ \t]*+\n)++{_FLAT_STATEMENT})*+")
+# The pieces of a text ``_FLAT`` matched: a call's name, or one argument.
+_FLAT_PIECES = re.compile(
+    rf"({_FLAT_NAME})\(|({_FLAT_KEY}){_WS}={_WS}"
+    rf"(?:({_FLAT_TEXT})|({_FLAT_NUMBER})|({_FLAT_NAMED}))"
+)
 # Longer text goes to ``ast``, which stops at its first error where this reader
 # splits the whole text into tokens first (a reply's calls are far shorter).
 _PLAIN_MAX = 1_000
@@ -193,6 +221,31 @@ def _plain_call(
     return (name, kwargs, positional), i + 1
 
 
+def _flat_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
+    """``_plain_calls`` for the flattest shape, in two regular-expression passes
+    (no token list); None for any other shape or anything the token reader
+    would leave to ``ast`` (a reserved name, a repeated keyword)."""
+    if _FLAT.fullmatch(source) is None:
+        return None
+    calls: list[tuple[str, dict[str, Any], list[Any]]] = []
+    kwargs: dict[str, Any] = {}
+    for name, key, text, number, named in _FLAT_PIECES.findall(source):
+        if name:
+            if not _RESERVED.isdisjoint(name.split(".")):
+                return None
+            kwargs = {}
+            calls.append((name.removesuffix(".call"), kwargs, []))
+        elif key in kwargs or key in _RESERVED:
+            return None
+        elif text:
+            kwargs[key] = text[1:-1]
+        elif number:
+            kwargs[key] = int(number) if number.lstrip("-").isdigit() else float(number)
+        else:
+            kwargs[key] = _NAMED[named]
+    return calls
+
+
 def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
     """The calls of a plain-shaped ``source`` exactly as ``ast`` reads them, or
     None when the shape is not the plain one (then ``ast`` decides). Raises
@@ -200,6 +253,12 @@ def _plain_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | N
     """
     if len(source) > _PLAIN_MAX:
         return None
+    flat = _flat_calls(source)
+    return flat if flat is not None else _token_calls(source)
+
+
+def _token_calls(source: str) -> list[tuple[str, dict[str, Any], list[Any]]] | None:
+    """``_plain_calls`` by the token list: every plain shape."""
     tokens: list[_Token] = _TOKENS.findall(source)
     last = len(tokens)
     tokens += (_END, _END)  # every look-ahead lands on a token that fits nowhere

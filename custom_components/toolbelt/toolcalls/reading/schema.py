@@ -118,6 +118,14 @@ def _coerce_one(kind: str, schema: dict[str, Any], value: Any) -> Any:
 
 
 _FAIL = object()
+# Exact scalar types that ``_coerce_one`` returns unchanged for each kind (a
+# bool is no integer; subclasses take the long way).
+_FITS: dict[str, frozenset[type]] = {
+    "string": frozenset((str,)),
+    "integer": frozenset((int,)),
+    "number": frozenset((int, float)),
+    "boolean": frozenset((bool,)),
+}
 
 
 def _number(text: str) -> int | float | None:
@@ -144,8 +152,11 @@ def coerce_value(schema: dict[str, Any] | None, value: Any) -> Any:
     if not isinstance(schema, dict) or not schema:
         return value
     kind = schema.get("type")
-    if isinstance(kind, str) and _is_type(kind, value):
-        return _coerce_one(kind, schema, value)  # the usual: one type, already met
+    if isinstance(kind, str):
+        if type(value) in _FITS.get(kind, ()):
+            return value  # the usual: a scalar of the one type (what _coerce_one keeps)
+        if _is_type(kind, value):
+            return _coerce_one(kind, schema, value)
     kinds = _types(schema)
     if kinds:
         # An exact type match wins before any conversion is tried.

@@ -74,16 +74,19 @@ def split_reasoning(text: str) -> tuple[str, str]:
     """
     if not text or not _delimiters().any_in(text):
         return text, ""
+    entries = _REASONING
+    # Only blocks whose opener is in the text open anywhere (one C-level
+    # look each; most replies hold one kind of block).
+    opened = [order for order, entry in enumerate(entries) if entry[0] in text]
     visible: list[str] = []
     reasoning: list[str] = []
     finder = Finder(text)
-    pos = _lone_closer_end(text, finder, reasoning)
-    entries = _REASONING
+    pos = _lone_closer_end(text, finder, opened, reasoning)
     # (next offset, registration order): ties go to the first registered.
     heap = [
         (idx, order)
-        for order, entry in enumerate(entries)
-        if (idx := finder.find(entry[0], pos)) >= 0
+        for order in opened
+        if (idx := finder.find(entries[order][0], pos)) >= 0
     ]
     heapq.heapify(heap)
     while heap:
@@ -116,8 +119,10 @@ def split_reasoning(text: str) -> tuple[str, str]:
         else:
             heapq.heapreplace(heap, (idx, order))
     visible.append(text[pos:])
-    parts = (_SPECIAL.sub("", r) if "<" in r else r for r in reasoning)
-    return "".join(visible), "\n".join(p for r in parts if (p := r.strip()))
+    parts = [
+        p for r in reasoning if (p := (_SPECIAL.sub("", r) if "<" in r else r).strip())
+    ]
+    return "".join(visible), "\n".join(parts)
 
 
 def _block_end(finder: Finder, closers: tuple[str, ...], start: int) -> tuple[int, int]:
@@ -134,30 +139,44 @@ def _block_end(finder: Finder, closers: tuple[str, ...], start: int) -> tuple[in
     return end, closer_len
 
 
-def _lone_closer_end(text: str, finder: Finder, reasoning: list[str]) -> int:
+def _lone_closer_end(
+    text: str, finder: Finder, opened: list[int], reasoning: list[str]
+) -> int:
     """Where visible text starts: after a closer seen before any opener.
 
     Templates that open the block in the prompt leave only its closer in the
     reply; everything before that closer is reasoning (added to ``reasoning``).
+    ``opened``: the blocks whose opener is in ``text``.
     """
     limit = len(text)
-    for opener, _, _ in _REASONING:
-        idx = finder.find(opener)
-        if 0 <= idx < limit:
+    for order in opened:
+        idx = finder.find(_REASONING[order][0])
+        if idx < limit:
             limit = idx
     lone = -1
     lone_len = 0
-    for opener, closers, lone_ok in _REASONING:
-        if not lone_ok:
+    for opener, closer in _lone_pairs(len(_REASONING)):
+        if closer not in text:
             continue
-        for closer in closers:
-            idx = finder.find(closer, 0, limit)
-            if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
-                lone, lone_len = idx, len(closer)
+        idx = finder.find(closer, 0, limit)
+        if idx >= 0 and text.find(opener, 0, idx) < 0 and (lone < 0 or idx < lone):
+            lone, lone_len = idx, len(closer)
     if lone < 0:
         return 0
     reasoning.append(text[:lone])
     return lone + lone_len
+
+
+@lru_cache(maxsize=1)
+def _lone_pairs(count: int) -> tuple[tuple[str, str], ...]:
+    """``(opener, closer)`` of the first ``count`` blocks whose closer may
+    stand alone (the list only grows: a registered block gives a new count)."""
+    return tuple(
+        (opener, closer)
+        for opener, closers, lone_ok in _REASONING[:count]
+        if lone_ok
+        for closer in closers
+    )
 
 
 _HEADERS = re.compile(
@@ -195,6 +214,7 @@ STRAY_TAGS: tuple[str, ...] = (
     "</tool_response>",
 )
 _STRAY = "|".join(re.escape(tag) for tag in STRAY_TAGS)
+_STRAY_ANY = re.compile(_STRAY)
 _STRAY_LINE = re.compile(rf"^[ \t]*(?:{_STRAY})[ \t]*$", re.M)
 _STRAY_START = re.compile(rf"(?:\s*(?:{_STRAY}))+")
 _STRAY_END = re.compile(rf"(?:(?:{_STRAY})\s*)+\Z")
@@ -270,6 +290,8 @@ def strip_react(text: str) -> str:
 
 def _strip_stray(text: str) -> str:
     """Call tags left at the very start/end or alone on a line (not mid-prose)."""
+    if _STRAY_ANY.search(text) is None:
+        return text  # no call tag anywhere: one scan, not three
     match = _STRAY_START.match(text)
     if match:
         text = text[match.end() :]
@@ -378,7 +400,7 @@ def final_answer_blob(text: str) -> str | None:
 
 def remove_words(text: str, words: tuple[str, ...]) -> str:
     """``text`` without ``words`` (a format's markers), outside code fences."""
-    if not any(word in text for word in words):
+    if not any(map(text.__contains__, words)):  # one C-level loop
         return text
     hidden, fenced = _hide_fences(text, closed_only=True, marks="\ue002\ue003")
     for word in words:
@@ -439,8 +461,10 @@ def clean(
     Most contents hold nothing any layer reads: only the dialect's cleanup and
     ``tidy`` run on them.
     """
+    if not text:
+        return "", ""  # a reply that is all calls (no cleanup makes text)
     layers = _layers(len(_REASONING))
-    if not text or layers.search(text) is None:
+    if layers.search(text) is None:
         plain = text if dialect_sanitize is None else dialect_sanitize(text)
         if plain is text or not plain or layers.search(plain) is None:
             return tidy(plain), ""
