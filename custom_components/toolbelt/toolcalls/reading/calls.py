@@ -59,13 +59,15 @@ _PLACEHOLDER = re.compile(
 # call costs no system call for randomness.
 _ID_PREFIX = f"call_{secrets.token_hex(6)}"
 _ID_COUNT = itertools.count()
+_ID_MASK = (1 << 48) - 1
 
 
 def new_call_id(style: str = "openai") -> str:
     """A fresh call id: ``call_<24 hex>``, or 9 alphanumerics for Mistral."""
     if style == "mistral":
         return secrets.token_hex(5)[:9]
-    return f"{_ID_PREFIX}{next(_ID_COUNT) & 0xFFFFFFFFFFFF:012x}"
+    # The counter's low 48 bits as 12 hex digits (cheaper than a format spec).
+    return _ID_PREFIX + (next(_ID_COUNT) & _ID_MASK).to_bytes(6).hex()
 
 
 @dataclass(slots=True)

@@ -11,6 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+try:
+    import orjson
+except ImportError:  # the parser also runs without Home Assistant's packages
+    orjson = None  # type: ignore[assignment]
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -25,9 +30,18 @@ def mend_all(value: Any) -> Any:
     """``mend_surrogates`` on every string inside JSON-like data (keys too).
 
     Data with nothing to mend (nearly always) is returned as it is, found in
-    one C call: ``repr`` writes a lone surrogate as a ``\\udXXX`` escape, so
-    a ``repr`` without ``\\ud`` holds none.
+    one C call: orjson (when installed) refuses to write a lone surrogate, and
+    ``repr`` writes one as a ``\\udXXX`` escape, so a ``repr`` without
+    ``\\ud`` holds none. orjson is the faster of the two; what it does not
+    write (an integer past 64 bits, a key that is not a string) asks ``repr``.
     """
+    if orjson is not None:
+        try:
+            orjson.dumps(value)
+        except TypeError:  # a lone surrogate, or data orjson does not write
+            pass
+        else:
+            return value
     if "\\ud" not in repr(value):
         return value
     if isinstance(value, str):
