@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from custom_components.toolbelt.toolcalls.reading import calls
+from custom_components.toolbelt.toolcalls.reading import calls, jsonrepair
 from custom_components.toolbelt.toolcalls.text import surrogates
 
 # Text with lone surrogates, the characters next to them, and the escape
@@ -78,3 +79,37 @@ def test_call_ids_are_24_hex_digits_and_wrap_at_48_bits(
     ]
     assert ids[-1].endswith("000000000001")
     assert all(re.fullmatch(r"call_[0-9a-f]{24}", one) for one in ids)
+
+
+# JSON values in JSON's blanks and others, cut, doubled or preceded by a BOM.
+_JSON_TEXT = st.builds(
+    lambda blank, value, cut, tail, bom: (
+        bom + blank + json.dumps(value)[: cut or None] + blank[::-1] + tail
+    ),
+    st.text(st.sampled_from(" \t\n\r\f\xa0"), max_size=3),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        ),
+        max_leaves=6,
+    ),
+    st.integers(-3, 0),
+    st.sampled_from(["", "x", "}", " 1", "{}"]),
+    st.sampled_from(["", "", "\ufeff"]),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=_JSON_TEXT | st.text(st.sampled_from(' {}[]"1,:ae\\'), max_size=12))
+def test_strict_loads_reads_what_json_loads_reads(text: str) -> None:
+    """``loads_loose``'s first rung, the C scanner alone, answers as
+    ``json.loads``: the same value, or a ``ValueError`` where it raises one."""
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            jsonrepair._strict_loads(text)
+    else:
+        assert jsonrepair._strict_loads(text) == expected

@@ -271,10 +271,13 @@ def loads_loose(text: str) -> Any:
     ``LooseJSONError`` when it cannot be read at all.
     """
     try:
-        value = json.loads(text)
+        value = _strict_loads(text) if type(text) is str else json.loads(text)
     except (ValueError, TypeError, RecursionError):
         pass
     else:
+        # A short value cannot nest deep (``_shallow``).
+        if len(text) <= 2 * MAX_DEPTH or not isinstance(value, (dict, list)):
+            return value
         return _shallow(value, text)
     stripped = text.strip()
     if not stripped:
@@ -350,7 +353,22 @@ def try_loads_loose(text: str, default: Any = None) -> Any:
         return default
 
 
-_DECODER = json.JSONDecoder()
+# The standard library's C scanner. ``json.loads`` wraps it in three Python
+# calls and two regex matches per read; a reply may hold several values.
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _strict_loads(text: str) -> Any:
+    """``json.loads(text)`` for a ``str``: the value of the whole text (JSON's
+    blanks around it allowed), else ``ValueError``."""
+    start = _run_end(_WS_RE, text, 0) if text and text[0] in " \t\n\r" else 0
+    try:
+        value, end = _SCAN(text, start)
+    except StopIteration:
+        raise ValueError("Expecting value") from None
+    if end != len(text) and _run_end(_WS_RE, text, end) != len(text):
+        raise ValueError("Extra data")
+    return value
 
 
 @memoized
@@ -363,9 +381,12 @@ def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
     Read once per reply however many dialects of a chain ask (``memo``).
     """
     try:
-        value, end = _DECODER.raw_decode(text, start)
-    except (ValueError, RecursionError):
+        value, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):
         return None
+    # A short value cannot nest deep (``_shallow``).
+    if end - start <= 2 * MAX_DEPTH or not isinstance(value, (dict, list)):
+        return value, end
     try:
         return _shallow(value, text, start, end), end
     except LooseJSONError:
