@@ -35,11 +35,12 @@ _MAX_MATCHES = 256
 
 
 # Characters from the most to the least common in replies: lower-case letters
-# by their frequency in English, then space, digits, capitals, signs.
+# by their frequency in English, then space, the signs of JSON (a reply with a
+# call is mostly JSON), digits, capitals, other signs.
 _BY_FREQUENCY = (
-    "etaoinsrhldcumfpgwybvkxjqz \n0123456789"
+    "etaoinsrhldcumfpgwybvkxjqz \n\":,{}_.0123456789"
     "TAISCWHMBDNFPLREGOUVYJKQXZ"
-    "\",.:_-{}()[]/'=?!<>|&~`*#@$%^+;\\"
+    "-()[]/'=?!<>|&~`*#@$%^+;\\"
 )
 
 
