@@ -38,7 +38,7 @@ _MAX_MATCHES = 256
 # by their frequency in English, then space, the signs of JSON (a reply with a
 # call is mostly JSON), digits, capitals, other signs.
 _BY_FREQUENCY = (
-    "etaoinsrhldcumfpgwybvkxjqz \n\":,{}_.0123456789"
+    'etaoinsrhldcumfpgwybvkxjqz \n":,{}_.0123456789'
     "TAISCWHMBDNFPLREGOUVYJKQXZ"
     "-()[]/'=?!<>|&~`*#@$%^+;\\"
 )
