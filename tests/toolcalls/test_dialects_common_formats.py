@@ -19,6 +19,7 @@ from custom_components.toolbelt.toolcalls import (
     ParseResult,
     get_dialect,
     parse,
+    resolve_dialect,
 )
 from custom_components.toolbelt.toolcalls.dialects.native import from_openai_tool_calls
 from custom_components.toolbelt.toolcalls.model import MAX_CALLS, TOO_MANY_CALLS
@@ -456,6 +457,38 @@ def test_native_calls_past_the_reply_limit_are_one_refusal() -> None:
     )
     assert len(result.calls) == MAX_CALLS
     assert [r.reason for r in result.rejected] == [TOO_MANY_CALLS]
+
+
+_ON_PY = "HassTurnOn(name='kitchen light')"
+_PY_LIST = f"[{', '.join([_ON_PY] * 100)}]"
+_PY_LINES = f"{_ON_PY}\n" * 100
+_JSON_LIST = f"[{', '.join([CALL] * 100)}]"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("pythonic", _PY_LIST),
+        ("pythonic", _PY_LINES),
+        ("pythonic", f"<|tool_call_start|>{_PY_LIST}<|tool_call_end|>"),
+        ("olmo3", f"<function_calls>{_PY_LINES}</function_calls>"),
+        ("granite", f"<tool_call>{_JSON_LIST}</tool_call>"),
+        ("mistral", f"[TOOL_CALLS]{_JSON_LIST}"),
+        ("mistral", _JSON_LIST),
+        ("hermes", f"<tool_call>{_JSON_LIST}</tool_call>"),
+    ],
+)
+@pytest.mark.parametrize("through", ["own", "auto"])
+def test_a_block_of_many_calls_is_read_up_to_the_reply_limit(
+    dialect: str, text: str, through: str
+) -> None:
+    """However a format groups its calls (one list of a hundred is one block),
+    the first MAX_CALLS are read and the rest is one refusal the model reads."""
+    parser = resolve_dialect(dialect if through == "own" else "auto")
+    result = parser.parse(text, CATALOG)
+    assert len(result.calls) == MAX_CALLS
+    assert [r.reason for r in result.rejected] == [TOO_MANY_CALLS]
+    assert result.content == ""
 
 
 def test_native_sdk_objects() -> None:

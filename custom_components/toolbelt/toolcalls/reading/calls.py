@@ -16,7 +16,7 @@ import secrets
 from typing import Any
 
 from ..catalog import Catalog, fold
-from ..model import ParseResult, RejectedCall, ToolCall
+from ..model import MAX_CALLS, TOO_MANY_CALLS, ParseResult, RejectedCall, ToolCall
 from ..text.fences import find_fences
 from ..text.sanitize import clean
 from .jsonrepair import (
@@ -423,15 +423,24 @@ def build_result(
     calls: list[ToolCall] = []
     rejected: list[RejectedCall] = []
     pos = 0
+    over = -1  # where the first call past ``MAX_CALLS`` starts
     for span in spans:
         if span.start > pos:
             pieces.append(text[pos : span.start])
         pos = max(pos, span.end)
         call = span.call
         if isinstance(call, ToolCall):
-            calls.append(call)
+            if len(calls) < MAX_CALLS:
+                calls.append(call)
+            elif over < 0:
+                over = span.start
         elif call is not None:
             rejected.append(call)
+    if over >= 0:
+        # However the format groups them (a list of a hundred calls is one
+        # block), the first ``MAX_CALLS`` are read and the rest is one refusal.
+        raw = text[over : over + 200]
+        rejected.append(RejectedCall(name="", raw=raw, reason=TOO_MANY_CALLS))
     pieces.append(text[pos:])
     remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)
