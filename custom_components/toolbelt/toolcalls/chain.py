@@ -53,10 +53,12 @@ class ChainDialect(Dialect):
         name: str = "chain",
         later: Collection[str] = (),
     ) -> None:
-        """``later``: names of members read only when no member before them
-        found a call (``auto``'s marker-less forms): when the chain's last
-        members are all among them, their triggers (the commonest words and
-        signs) are looked for only when a reply gets that far.
+        """``later``: names of members tried only when the members before
+        them have not settled the reply (``auto``'s marker-less forms): when
+        the chain's last members are all among them, their triggers (the
+        commonest words and signs) are looked for only when a reply gets that
+        far, i.e. when no earlier member read calls that leave no other
+        format's markup behind.
         """
         if not dialects:
             raise ValueError("a dialect chain needs at least one dialect")

@@ -257,8 +257,10 @@ def dialect_names() -> tuple[str, ...]:
 
 # ``auto``'s marker-less and lenient forms: bare JSON, fences, ReAct labels,
 # Python calls. A chain looks for their triggers (the commonest words and
-# signs: a newline, ``(``, ``Action``...) only when no member before them read
-# a call, so a reply in one of the marked formats never pays for them.
+# signs: a newline, ``(``, ``Action``...) only when the members before them
+# have not settled the reply (none read a call that leaves no other format's
+# markup behind), so a plain reply in one of the marked formats never pays for
+# them.
 AUTO_LATER: tuple[str, ...] = AUTO_ORDER[AUTO_ORDER.index("qwen") :]
 
 _chains: dict[tuple[tuple[str, ...], str], ChainDialect] = {}

@@ -54,6 +54,8 @@ class _RefusedError(LooseJSONError):
 
 # Tool-call JSON is shallow; deeper nesting is garbage (or an attack).
 MAX_DEPTH = 64
+# Each level takes an opener and a closer: a value this short cannot nest too deep.
+_SHALLOW_CHARS = 2 * MAX_DEPTH
 _WS_RE = re.compile(r"[ \t\r\n]*")
 _SPACES_RE = re.compile(r" *")
 _BLANKS_RE = re.compile(r"[ \t]*")
@@ -275,8 +277,7 @@ def loads_loose(text: str) -> Any:
     except (ValueError, TypeError, RecursionError):
         pass
     else:
-        # A short value cannot nest deep (``_shallow``).
-        if len(text) <= 2 * MAX_DEPTH or not isinstance(value, (dict, list)):
+        if len(text) <= _SHALLOW_CHARS or not isinstance(value, (dict, list)):
             return value
         return _shallow(value, text)
     stripped = text.strip()
@@ -305,8 +306,7 @@ def _shallow(value: Any, text: str, start: int = 0, end: int | None = None) -> A
     ``MAX_DEPTH`` (checked without recursion)."""
     if not isinstance(value, (dict, list)):
         return value
-    # Each level takes an opener and a closer: a short value cannot nest deep.
-    if (len(text) if end is None else end) - start <= 2 * MAX_DEPTH or (
+    if (len(text) if end is None else end) - start <= _SHALLOW_CHARS or (
         text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH
     ):
         return value
@@ -384,8 +384,7 @@ def strict_json_at(text: str, start: int) -> tuple[Any, int] | None:
         value, end = _SCAN(text, start)
     except (StopIteration, ValueError, RecursionError):
         return None
-    # A short value cannot nest deep (``_shallow``).
-    if end - start <= 2 * MAX_DEPTH or not isinstance(value, (dict, list)):
+    if end - start <= _SHALLOW_CHARS or not isinstance(value, (dict, list)):
         return value, end
     try:
         return _shallow(value, text, start, end), end

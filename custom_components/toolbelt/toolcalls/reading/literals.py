@@ -96,8 +96,9 @@ class _Group:
     def __init__(self, key: str, words: list[str], bits: dict[str, int]) -> None:
         self.key = key
         # The key's least common character: found by ``memchr``, it rules the
-        # key out cheaply (a longer ``in`` costs several times as much).
-        self.probe = min(key, key=_commonness)
+        # key out cheaply (a longer ``in`` costs several times as much). A
+        # one-character key is its own probe: "" (always in) asks it once.
+        self.probe = min(key, key=_commonness) if len(key) > 1 else ""
         # The key's own bit when it is one of the strings.
         self.bit = bits.get(key, 0)
         longer = [word for word in words if word != key]
