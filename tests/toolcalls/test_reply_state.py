@@ -34,6 +34,21 @@ def test_a_chain_shares_one_json5_budget_among_its_members() -> None:
     assert current_reply() is None  # closed with the parse
 
 
+def test_a_reply_is_read_the_same_whatever_was_read_before() -> None:
+    """What a JSON value reads as depends on its reply's json5 budget, so no
+    reply reuses another's reads: here a reader called on its own (no reply,
+    no budget) read all 60 first, and ``auto`` still runs out after."""
+    hermes = get_dialect("hermes")
+    alone = unguarded(type(hermes).parse)(hermes, JSON5_BLOCK * 60, CATALOG)
+    assert len(alone.calls) == 60
+    result = resolve_dialect("auto").parse(JSON5_BLOCK * 60, CATALOG)
+    assert 5 < len(result.calls) < 60
+    assert _budget_spent(result)
+    again = resolve_dialect("auto").parse(JSON5_BLOCK * 60, CATALOG)
+    assert len(again.calls) == len(result.calls)
+    assert again.rejected == result.rejected
+
+
 def test_native_calls_share_one_json5_budget() -> None:
     arguments = '{"name": "kitchen" /* c */}'
     result = from_openai_tool_calls(

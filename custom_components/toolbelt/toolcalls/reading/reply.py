@@ -10,7 +10,10 @@ holds:
 - ``memo``: while a chain tries its members, their shared scans
   (``memo.memoized``); None otherwise;
 - ``probing``: while a chain tries its members, a member's result without any
-  call markup is dropped unread, so ``build_result`` skips its content.
+  call markup is dropped unread, so ``build_result`` skips its content;
+- ``reads``: each JSON value read so far (``scan._read``), so the members of a
+  chain read a value once. Per reply, never shared: a read's answer depends
+  on the reply's json5 budget.
 
 One variable, set once per reply: each ``ContextVar.set`` copies the context,
 and a reply used to set three.
@@ -38,12 +41,13 @@ JSON5_LIMIT = 1_000
 class Reply:
     """One reply's shared state (see the module docstring)."""
 
-    __slots__ = ("json5_left", "memo", "probing")
+    __slots__ = ("json5_left", "memo", "probing", "reads")
 
     def __init__(self, json5_left: int) -> None:
         self.json5_left = json5_left
         self.memo: dict[Any, Any] | None = None
         self.probing = False
+        self.reads: dict[tuple[str, int, int], tuple[Any, int, str | None]] = {}
 
 
 _REPLY: ContextVar[Reply | None] = ContextVar("toolcalls_reply", default=None)

@@ -27,6 +27,7 @@ from .jsonrepair import (
 )
 from .memo import memoized
 from .openers import JSON_CALL
+from .reply import current_reply
 
 __all__ = [
     "TRUNCATED",
@@ -73,49 +74,46 @@ def _truncated(text: str, start: int, limit: int) -> RejectedCall:
 # What ``json_error_at`` says of a value generation stopped inside.
 TRUNCATED, _INVALID = "truncated", "invalid"
 _REPAIR_LIMIT = 65_536
-_READ_CACHE: dict[tuple[str, int, int], tuple[Any, int, str | None]] = {}
 
 
 def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
-    """``(value, end, error)`` for the JSON value at ``pos`` (cached per text).
+    """``(value, end, error)`` for the JSON value at ``pos``, read once per reply.
 
-    A chain runs several JSON dialects over the same reply; the cache makes the
-    second and later reads of one value free.
+    A chain runs several JSON dialects over the same reply; the open reply's
+    ``reads`` (``reading/reply.py``) make the second and later reads of one
+    value free. They last as long as the reply: what a read answers depends on
+    the reply's json5 budget, so no reply may see another's.
     """
+    reply = current_reply()
+    if reply is None:  # a reader called on its own
+        return _read_value(text, pos, limit)
     key = (text, pos, limit)
-    hit = _READ_CACHE.get(key)
-    if hit is not None:
-        return hit
+    reads = reply.reads
+    hit = reads.get(key)
+    if hit is None:
+        hit = reads[key] = _read_value(text, pos, limit)
+    return hit
+
+
+def _read_value(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     strict = strict_json_at(text, pos)
     if strict is not None and strict[1] <= limit:
-        result: tuple[Any, int, str | None] = (strict[0], strict[1], None)
-        _remember(key, result)
-        return result
+        return (strict[0], strict[1], None)
     end = bracket_end(text, pos, limit)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
-        result = (None, limit, TRUNCATED)
-        _remember(key, result)
-        return result
+        return (None, limit, TRUNCATED)
     try:
         if end < 0:
             value = loads_loose(text[pos:limit].rstrip())
             end = limit
         else:
             value = loads_loose(text[pos:end])
-        result = (value, end, None)
     except TruncatedJSONError:
-        result = (None, end, TRUNCATED)
+        return (None, end, TRUNCATED)
     except LooseJSONError as err:
-        result = (None, end, str(err) or _INVALID)
-    _remember(key, result)
-    return result
-
-
-def _remember(key: tuple[str, int, int], result: tuple[Any, int, str | None]) -> None:
-    if len(_READ_CACHE) >= 256:
-        _READ_CACHE.clear()
-    _READ_CACHE[key] = result
+        return (None, end, str(err) or _INVALID)
+    return (value, end, None)
 
 
 def json_error_at(text: str, pos: int, limit: int | None = None) -> str | None:
