@@ -17,6 +17,7 @@ import re
 from ..reading.finder import Finder
 from ..reading.jsonrepair import LooseJSONError, loads_loose
 from ..reading.literals import Literals, literals
+from ..reading.reply import current_reply
 from . import reasoning as delimiters
 from .fences import find_fences
 from .quirks import strip_quirks
@@ -46,10 +47,7 @@ def register_reasoning_delimiters(
     ``lone_closer``: a closer without an opener marks everything before it as
     reasoning (only sensible for closers that never appear in prose).
     """
-    added = delimiters.register(opener, closers, lone_closer=lone_closer)
-    if added and "_clean_cached" in globals():
-        _clean_cached.cache_clear()
-        _clean_large.cache_clear()
+    delimiters.register(opener, closers, lone_closer=lone_closer)
 
 
 # Every opener and closer of ``_REASONING``, rebuilt when a block is registered
@@ -421,8 +419,22 @@ def _clean(text: str) -> tuple[str, str]:
     return tidy(strip_leakage(visible)), reasoning
 
 
-_clean_cached = lru_cache(maxsize=128)(_clean)
-_clean_large = lru_cache(maxsize=4)(_clean)
+def _clean_once(text: str) -> tuple[str, str]:
+    """``_clean(text)``, done once per reply (``reply.cleaned``): a chain may
+    build the content of one text twice (a member's result, then the
+    winner's). Nothing is kept past the reply, so a figure taken over one
+    corpus fed many times over is the figure of new replies.
+    """
+    reply = current_reply()
+    if reply is None:
+        return _clean(text)
+    cleaned = reply.cleaned
+    hit = cleaned.get(text)
+    if hit is None:
+        hit = cleaned[text] = _clean(text)
+    return hit
+
+
 # A chain cleans one long reply once per member: its quirks are read once.
 _quirks_large = lru_cache(maxsize=4)(strip_quirks)
 
@@ -457,7 +469,7 @@ def clean(
     The layers run in this order: model quirks, a LangChain final-answer blob
     unwrapped, then (with every closed code fence set aside, so quoted call
     syntax stays whole) the dialect's own sanitize, reasoning and any format's
-    leakage. Cached: a dialect chain may clean one reply once per member.
+    leakage. Done once per reply for each text (``_clean_once``).
     Most contents hold nothing any layer reads: only the dialect's cleanup and
     ``tidy`` run on them.
     """
@@ -468,7 +480,7 @@ def clean(
         plain = text if dialect_sanitize is None else dialect_sanitize(text)
         if plain is text or not plain or layers.search(plain) is None:
             return tidy(plain), ""
-        return _clean_cached(plain) if len(plain) <= 8192 else _clean_large(plain)
+        return _clean_once(plain)
     return _clean_layers(text, dialect_sanitize)
 
 
@@ -483,9 +495,7 @@ def _clean_layers(
     text, fenced = _hide_fences(text, closed_only=True, marks="\ue002\ue003")
     if dialect_sanitize is not None:
         text = dialect_sanitize(text)
-    content, reasoning = (
-        _clean_cached(text) if len(text) <= 8192 else _clean_large(text)
-    )
+    content, reasoning = _clean_once(text)
     if fenced:
         content, reasoning = _restore(content, fenced), _restore(reasoning, fenced)
     return content, reasoning
