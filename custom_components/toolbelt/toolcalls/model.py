@@ -42,6 +42,12 @@ class RejectedCall:
     reason: str
 
 
+def too_many_calls(raw: str) -> RejectedCall:
+    """The one refusal of everything past the first ``MAX_CALLS`` calls;
+    ``raw`` shows where the rest starts (or how many there were)."""
+    return RejectedCall(name="", raw=raw, reason=TOO_MANY_CALLS)
+
+
 @dataclass(slots=True)
 class ParseResult:
     """What one model reply means: calls to run and text a person may see or hear."""

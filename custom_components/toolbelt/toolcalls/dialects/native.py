@@ -8,10 +8,10 @@ from typing import Any, ClassVar, override
 from ..catalog import Catalog
 from ..model import (
     MAX_CALLS,
-    TOO_MANY_CALLS,
     ParseResult,
     RejectedCall,
     ToolCall,
+    too_many_calls,
 )
 from ..reading.calls import make_call
 from ..reading.jsonrepair import json5_budget
@@ -79,8 +79,7 @@ def from_openai_tool_calls(
             else:
                 rejected.append(call)
     if len(items) > MAX_CALLS:
-        more = f"{len(items) - MAX_CALLS} more calls"
-        rejected.append(RejectedCall(name="", raw=more, reason=TOO_MANY_CALLS))
+        rejected.append(too_many_calls(f"{len(items) - MAX_CALLS} more calls"))
     text, reasoning = clean(content or "")
     return ParseResult(
         calls=calls,

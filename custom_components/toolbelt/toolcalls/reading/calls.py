@@ -16,7 +16,13 @@ import secrets
 from typing import Any
 
 from ..catalog import Catalog, fold
-from ..model import MAX_CALLS, TOO_MANY_CALLS, ParseResult, RejectedCall, ToolCall
+from ..model import (
+    MAX_CALLS,
+    ParseResult,
+    RejectedCall,
+    ToolCall,
+    too_many_calls,
+)
 from ..text.fences import find_fences
 from ..text.sanitize import clean
 from .jsonrepair import (
@@ -439,8 +445,7 @@ def build_result(
     if over >= 0:
         # However the format groups them (a list of a hundred calls is one
         # block), the first ``MAX_CALLS`` are read and the rest is one refusal.
-        raw = text[over : over + 200]
-        rejected.append(RejectedCall(name="", raw=raw, reason=TOO_MANY_CALLS))
+        rejected.append(too_many_calls(text[over : over + 200]))
     pieces.append(text[pos:])
     remaining = "\n".join([p for p in pieces if p]) if len(pieces) > 1 else pieces[0]
     content, reasoning = clean(remaining, sanitize)

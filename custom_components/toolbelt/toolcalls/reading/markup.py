@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..catalog import Catalog, fold
-from ..model import MAX_CALLS, TOO_MANY_CALLS, RejectedCall, ToolCall
+from ..model import MAX_CALLS, TOO_MANY_CALLS, RejectedCall, ToolCall, too_many_calls
 from .calls import Found
 from .finder import Finder
 from .jsonrepair import (
@@ -66,7 +66,7 @@ def too_many(found: list[Found], text: str, pos: int) -> bool:
         Found(
             pos,
             len(text),
-            RejectedCall(name="", raw=text[pos : pos + 200], reason=TOO_MANY_CALLS),
+            too_many_calls(text[pos : pos + 200]),
         )
     )
     return True
