@@ -115,6 +115,8 @@ class _Reply:
     finish_reason: str | None = AUTO
     usage: dict[str, int] | None = None
     delay: float = 0.0
+    # Set by the test when the reply may start (after ``delay``).
+    after: asyncio.Event | None = None
     status: int = 200
     error_body: Any = None
     error_headers: dict[str, str] | None = None
@@ -239,10 +241,13 @@ class OpenAIServer:
         usage: dict[str, int] | None = None,
         delay: float = 0.0,
         role: bool = True,
+        after: asyncio.Event | None = None,
     ) -> None:
         """Queue a reply made of raw delta dicts (and Pause markers), sent as given.
 
         role: put `"role": "assistant"` into the first delta, as real servers do.
+        after: the reply starts once this event is set (a model's first token
+        that comes after something in HA happened, whatever the machine's speed).
         finish_reason: AUTO -> "tool_calls" if any delta has tool_calls, else "stop";
         None -> no finish chunk at all.
         """
@@ -254,7 +259,13 @@ class OpenAIServer:
             else:
                 first.setdefault("role", "assistant")
         self._replies.append(
-            _Reply(deltas=deltas, finish_reason=finish_reason, usage=usage, delay=delay)
+            _Reply(
+                deltas=deltas,
+                finish_reason=finish_reason,
+                usage=usage,
+                delay=delay,
+                after=after,
+            )
         )
 
     def reply_when(
@@ -284,6 +295,7 @@ class OpenAIServer:
         usage: dict[str, int] | None = None,
         delay: float = 0.0,
         chunk_delay: float = 0.0,
+        after: asyncio.Event | None = None,
     ) -> None:
         """Queue a plain answer, streamed as `chunks` (default: word-sized pieces).
 
@@ -295,7 +307,9 @@ class OpenAIServer:
             if chunk_delay:
                 deltas.append(Pause(chunk_delay))
             deltas.append({"content": piece})
-        self.reply(deltas, finish_reason=finish_reason, usage=usage, delay=delay)
+        self.reply(
+            deltas, finish_reason=finish_reason, usage=usage, delay=delay, after=after
+        )
 
     def reply_tokens(
         self,
@@ -338,6 +352,7 @@ class OpenAIServer:
         chunks: Sequence[str] | None = None,
         usage: dict[str, int] | None = None,
         delay: float = 0.0,
+        after: asyncio.Event | None = None,
     ) -> None:
         """Queue reasoning deltas, then the answer text.
 
@@ -349,7 +364,7 @@ class OpenAIServer:
         ]
         if text:
             deltas += [{"content": p} for p in _checked_pieces(text, chunks)]
-        self.reply(deltas, usage=usage, delay=delay)
+        self.reply(deltas, usage=usage, delay=delay, after=after)
 
     def reply_tool_calls(
         self,
@@ -536,6 +551,8 @@ class OpenAIServer:
             reply = reply.choose(body)
         if reply.delay and not await self._sleep(reply.delay):
             return web.Response(status=503)
+        if reply.after is not None and not await self._wait(reply.after):
+            return web.Response(status=503)
         if reply.status != 200:
             if isinstance(reply.error_body, str):
                 return web.Response(
@@ -691,6 +708,21 @@ class OpenAIServer:
         await resp.write(f"data: {text}\n\n".encode())
         rec.chunks.append(chunk)
         rec.chunk_times.append(time.monotonic())
+
+    async def _wait(self, event: asyncio.Event, seconds: float = 30.0) -> bool:
+        """Wait for ``event`` (at most ``seconds``). False if the server closes first."""
+        closing = asyncio.ensure_future(self._closing.wait())
+        waiting = asyncio.ensure_future(event.wait())
+        try:
+            await asyncio.wait(
+                (closing, waiting),
+                timeout=seconds,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            closing.cancel()
+            waiting.cancel()
+        return not self._closing.is_set()
 
     async def _sleep(self, seconds: float) -> bool:
         """Sleep, but wake at once when the server closes. False if closing."""

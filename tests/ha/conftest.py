@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from contextlib import contextmanager
 import inspect
@@ -33,6 +34,7 @@ from custom_components.toolbelt.const import (
     CONF_WARM_UP,
     DOMAIN,
 )
+from custom_components.toolbelt.ha import compat
 from custom_components.toolbelt.tools.const import SUBENTRY_TYPE_TOOLS
 from tests.openai_server import OpenAIServer
 
@@ -164,6 +166,24 @@ async def async_setup_lights(hass: HomeAssistant) -> None:
         hass, "template", {"template": [{"light": lights}]}
     )
     await hass.async_block_till_done()
+
+
+@pytest.fixture
+def recognized(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set once HA's recognizer has read a turn's words: the honesty guard's
+    verdict is in. A scripted reply told to start ``after`` it is a model whose
+    first token comes after the verdict, however slow the machine."""
+    event = asyncio.Event()
+    recognize = compat.async_recognize_intent
+
+    async def recognize_and_tell(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await recognize(*args, **kwargs)
+        finally:
+            event.set()
+
+    monkeypatch.setattr(compat, "async_recognize_intent", recognize_and_tell)
+    return event
 
 
 @pytest.fixture

@@ -192,16 +192,19 @@ async def test_a_stream_line_that_never_ends_is_cut_and_spoken(
 
 
 async def test_an_endless_reply_is_cut_at_the_limit_and_not_kept(
-    hass: HomeAssistant, toolbelt, openai_server: OpenAIServer
+    hass: HomeAssistant,
+    toolbelt,
+    openai_server: OpenAIServer,
+    recognized: asyncio.Event,
 ) -> None:
     """TTS gets at most the limit; the conversation does not keep the cut answer."""
     piece = "All work and no play makes a dull reply. " * 100
-    # After a local model's time to first token: the honesty guard has read
-    # the words ("tell me a story" is no command) and lets the reply stream.
+    # After the honesty guard has read the words ("tell me a story" is no
+    # command), so the reply streams.
     openai_server.reply(
         [{"content": piece}] * (MAX_REPLY_CHARS // len(piece) + 3),
         role=True,
-        delay=2.0,
+        after=recognized,
     )
 
     result, deltas = await async_converse_streamed(hass, "tell me a story")

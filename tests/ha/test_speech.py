@@ -6,6 +6,7 @@ spoken text, the streamed text and what the server received.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from homeassistant.core import HomeAssistant
@@ -29,11 +30,12 @@ def thinking(deltas: list[dict]) -> str:
     return "".join(d.get("thinking_content") or "" for d in deltas)
 
 
-# A local model's time to its first token. The honesty guard reads the user's
-# words with HA's recognizer before a reply's first words (on a fresh HA's
-# first turn about 0.2 s, 0.5 s on HA 2026.2; milliseconds after): a model
-# that answers sooner is heard once the verdict is in.
-FIRST_TOKEN = 2.0
+# The honesty guard reads the user's words with HA's recognizer before a
+# reply's first words are spoken (on a fresh HA's first turn about 0.2 s, 0.5 s
+# on HA 2026.2; milliseconds after): a model that answers sooner is heard once
+# the verdict is in. The replies that must stream early start ``after`` the
+# verdict (the ``recognized`` fixture), not after a fixed delay that a busy
+# machine may outlast.
 
 
 def pieces_of(deltas: list[dict], text: str) -> int:
@@ -42,11 +44,14 @@ def pieces_of(deltas: list[dict], text: str) -> int:
 
 
 async def test_template_opened_reasoning_is_never_spoken(
-    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    recognized: asyncio.Event,
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model=THINKING_MODEL)
     reply = f"{REASONING}\n</think>\n\n{ANSWER}"
-    openai_server.reply_text(reply, chunks=list(reply), delay=FIRST_TOKEN)
+    openai_server.reply_text(reply, chunks=list(reply), after=recognized)
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
 
@@ -72,11 +77,14 @@ async def test_thinking_model_that_skips_reasoning_is_spoken_whole(
 
 
 async def test_thinking_model_streams_early_when_the_server_splits_reasoning(
-    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    recognized: asyncio.Event,
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model=THINKING_MODEL)
     openai_server.reply_reasoning(
-        REASONING, ANSWER, chunks=list(ANSWER), delay=FIRST_TOKEN
+        REASONING, ANSWER, chunks=list(ANSWER), after=recognized
     )
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
@@ -88,10 +96,13 @@ async def test_thinking_model_streams_early_when_the_server_splits_reasoning(
 
 
 async def test_normal_model_streams_its_answer_early(
-    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+    hass: HomeAssistant,
+    ha_ready,
+    openai_server: OpenAIServer,
+    recognized: asyncio.Event,
 ) -> None:
     await async_add_toolbelt(hass, openai_server, model="llama-3.2-3b-instruct")
-    openai_server.reply_text(ANSWER, chunks=list(ANSWER), delay=FIRST_TOKEN)
+    openai_server.reply_text(ANSWER, chunks=list(ANSWER), after=recognized)
 
     result, deltas = await async_converse_streamed(hass, "is the kitchen light on?")
 
