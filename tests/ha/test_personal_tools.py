@@ -611,3 +611,31 @@ async def test_persona_notes_change_only_for_whom_the_setting_allows(
     await converse(hass, "forget that note", hass_admin_user.id)
     assert tool_result(openai_server, 9) == "Removed persona note 1: I mock guests."
     await unload(hass, entry)
+
+
+async def test_a_conversation_goes_on_using_the_tools_after_its_entry_reloads(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer, hass_admin_user
+) -> None:
+    """HA 2026.11 keeps a conversation's API instance across turns; a reload of
+    the entry (a model switch, a changed setting) closes the hub it was made
+    with. The conversation's next call reaches the hub in use."""
+    entry = await add_toolbelt(hass, openai_server)
+    user = hass_admin_user.id
+
+    def store(text: str) -> list[dict[str, Any]]:
+        return [{"name": "memory", "arguments": {"action": "store", "content": text}}]
+
+    openai_server.reply_tool_calls(store("Bins go out on Tuesday."))
+    openai_server.reply_text("Noted.")
+    first = await converse(hass, "Remember: bins on Tuesday", user)
+    assert tool_result(openai_server, 1).startswith("Stored memory 1")
+
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+
+    openai_server.reply_tool_calls(store("Feed the cat."))
+    openai_server.reply_text("Noted.")
+    second = await converse(hass, "Remember: feed the cat", user, first.conversation_id)
+    assert second.conversation_id == first.conversation_id
+    assert tool_result(openai_server, 3).startswith("Stored memory 2")
+    await unload(hass, entry)

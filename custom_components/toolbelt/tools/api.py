@@ -365,11 +365,13 @@ class ToolbeltLlmTool(llm.Tool):
     ) -> JsonObjectType:
         """Run the tool; {'result': text} or {'error': 'ERROR: Type: message'}.
 
-        The turn and the caller come from this call's ``llm_context``.
+        The turn and the caller come from this call's ``llm_context``; the hub
+        is the one in use now. HA 2026.11 keeps a conversation's API instance
+        (and so this tool) across a reload of the entry, which closes the hub
+        the tool was made with: that one answers only once Toolbelt is gone.
         """
-        outcome = await run_tool(
-            self._hub, self.tool, tool_input.tool_args, llm_context
-        )
+        hub = hass.data.get(DATA_TOOLS) or self._hub
+        outcome = await run_tool(hub, self.tool, tool_input.tool_args, llm_context)
         key = "error" if outcome.failed else "result"
         return compat.make_tool_result({key: outcome.data}, failed=outcome.failed)
 
