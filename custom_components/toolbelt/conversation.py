@@ -262,7 +262,9 @@ class ToolbeltAgent(conversation.ConversationEntity, ToolbeltLLMEntity):
             except conversation.ConverseError as err:
                 LOGGER.debug("%s: no warm-up: %s", self.subentry.title, err)
                 return None
-            turn = self._turn(chat_log, self._own_tools(user_input, chat_log))
+            turn = self._turn(
+                chat_log, self._own_tools(user_input, chat_log), warm_up=True
+            )
         return self._opening_request(turn, silent_answers=compat.CURRENT.silent_answers)
 
     async def _async_run_turn(

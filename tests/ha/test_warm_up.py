@@ -193,3 +193,35 @@ async def test_nothing_is_sent_once_home_assistant_stops(
     await _later(hass)
 
     assert len(openai_server.requests) == 1
+
+
+async def test_warm_ups_leave_a_conversation_its_devices(
+    hass: HomeAssistant, ha_ready, openai_server: OpenAIServer
+) -> None:
+    """A conversation keeps the devices of its first turn (its prompt stays
+    byte-identical for the server's cache), however many warm-ups the home's
+    changes send meanwhile: a warm-up is no conversation to remember. In
+    large-home mode the prompt's device index is Toolbelt's own reading."""
+    await _warm(hass, openai_server, large_home="on")
+    openai_server.reply_text("Hello!")
+    first = await async_converse(hass, "hello there")
+    turn_one = openai_server.last_request
+    assert "Devices: 4 exposed (light 4)" in turn_one.messages[0]["content"]
+
+    # More prompt-changing edits, each warmed, than an agent remembers
+    # conversations (8); the last one hides the kitchen light.
+    for exposed in [False, True] * 5 + [False]:
+        openai_server.reply_text("x")
+        async_expose_entity(hass, "conversation", "light.kitchen_light", exposed)
+        await _later(hass)
+    warm_ups = [r for r in openai_server.requests if _is_warm_up(r)]
+    assert len(warm_ups) == 12
+    assert "Devices: 3 exposed (light 3)" in warm_ups[-1].messages[0]["content"]
+
+    openai_server.reply_text("Still here.")
+    second = await async_converse(hass, "and now?", first.conversation_id)
+
+    assert speech(second) == "Still here."
+    turn_two = openai_server.last_request
+    assert turn_two.messages[: len(turn_one.messages)] == turn_one.messages
+    assert turn_two.tools == turn_one.tools

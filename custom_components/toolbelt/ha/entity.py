@@ -174,18 +174,24 @@ class ToolbeltLLMEntity(Entity):
         *,
         images: ImageParts | None = None,
         instructions: str = "",
+        warm_up: bool = False,
     ) -> Turn:
         """The tools, shaped once, the messages, and the executor for them.
 
         The tools and the prompt depend on the devices the conversation's
         assistant sees (read once per conversation) and the large-home mode.
+        A warm-up's devices are read and not kept: it is no conversation, and
+        must not push one out of those remembered.
         """
         llm_api = chat_log.llm_api
         # Only HA's intent tools and device list depend on the home: a turn
         # without them (an AI task with only our tools) reads no exposures.
         devices = (
             self._homes.devices(
-                self.hass, chat_log.conversation_id, llm_api.llm_context.assistant
+                self.hass,
+                chat_log.conversation_id,
+                llm_api.llm_context.assistant,
+                keep=not warm_up,
             )
             if llm_api and any(is_intent_tool_name(tool.name) for tool in llm_api.tools)
             else []

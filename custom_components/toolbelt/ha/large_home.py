@@ -162,13 +162,21 @@ class ConversationHomes:
         self._seen: OrderedDict[str, list[ExposedDevice]] = OrderedDict()
 
     def devices(
-        self, hass: HomeAssistant, conversation_id: str, assistant: str | None
+        self,
+        hass: HomeAssistant,
+        conversation_id: str,
+        assistant: str | None,
+        *,
+        keep: bool = True,
     ) -> list[ExposedDevice]:
-        """This conversation's exposed devices (none without an assistant)."""
+        """This conversation's exposed devices (none without an assistant);
+        ``keep=False`` reads them without remembering them (a warm-up)."""
         if not assistant:
             return []
         if (devices := self._seen.get(conversation_id)) is None:
             devices = exposed_devices(hass, assistant)
+            if not keep:
+                return devices
             self._seen[conversation_id] = devices
             while len(self._seen) > _KEPT_CONVERSATIONS:
                 self._seen.popitem(last=False)
