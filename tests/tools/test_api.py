@@ -29,6 +29,7 @@ from custom_components.toolbelt.tools.api import (
 from custom_components.toolbelt.tools.const import (
     API_ID,
     CONF_FETCH_ALLOW_LIST,
+    CONF_FETCH_MAX_CHARS,
     CONF_MEMORY_BACKEND,
     CONF_SEARCH_API_KEY,
     CONF_SEARCH_BACKEND,
@@ -640,3 +641,21 @@ async def test_anyone_still_stores_and_changes_their_own_memories(
         llm_context(hass_read_only_user.id),
     )
     assert changed["result"] == f"Updated memory {memory_id}: I like coffee."
+
+
+async def test_the_oldest_entrys_tool_settings_apply_whatever_reloads(
+    hass: HomeAssistant, setup_api
+) -> None:
+    """Two servers, each with Toolbelt tools set up: the settings of the one
+    set up first apply, in whatever order the entries load and reload."""
+    older = tools_entry(**{CONF_FETCH_MAX_CHARS: 1111})
+    newer = tools_entry(**{CONF_FETCH_MAX_CHARS: 9999})
+    assert older.created_at < newer.created_at
+    await setup_api(newer)  # loaded first
+    unload_older = await setup_api(older)
+    assert async_get_tools_diagnostics(hass)["fetch_max_chars"] == 1111
+
+    assert unload_older() is None  # a reload: the older entry loads last now
+    await async_setup_tools_api(hass, older)
+
+    assert async_get_tools_diagnostics(hass)["fetch_max_chars"] == 1111

@@ -170,12 +170,20 @@ class ToolsHub:
             await asyncio.wait(unfinished)
 
     def settings(self) -> ToolSettings:
-        """Settings from the first entry with a tools subentry."""
-        for entry in self.entries:
-            for subentry in entry.subentries.values():
-                if subentry.subentry_type == SUBENTRY_TYPE_TOOLS:
-                    return ToolSettings.from_data(subentry.data)
-        return ToolSettings()
+        """Settings from the tools subentry of the entry set up first.
+
+        Each server entry may hold one; with several, the oldest entry's apply,
+        whatever order the entries were loaded or reloaded in.
+        """
+        found = [
+            (entry.created_at, entry.entry_id, subentry.data)
+            for entry in self.entries
+            for subentry in entry.subentries.values()
+            if subentry.subentry_type == SUBENTRY_TYPE_TOOLS
+        ]
+        if not found:
+            return ToolSettings()
+        return ToolSettings.from_data(min(found, key=lambda f: f[:2])[2])
 
     def services(self) -> ToolServices:
         """Backends for the current settings, rebuilt only when they change."""
