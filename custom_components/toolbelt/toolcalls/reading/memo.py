@@ -16,7 +16,7 @@ import functools
 
 from .reply import current_reply
 
-__all__ = ["memoized"]
+__all__ = ["memoized", "once_per_reply"]
 
 _MISS = object()
 
@@ -41,5 +41,32 @@ def memoized[**P, R](func: Callable[P, R]) -> Callable[P, R]:
         if hit is _MISS:
             hit = scope[key] = func(*args, **kwargs)
         return list(hit) if isinstance(hit, list) else hit  # type: ignore[return-value]
+
+    return wrapper
+
+
+def once_per_reply[**P, R](func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` answered once per argument set for the whole open reply
+    (``reply.kept``), whoever asks and whether or not a chain is probing;
+    outside any reply it runs as it is.
+
+    For what a reply reads or cleans more than once (a JSON value, a content
+    built twice). Nothing is kept past the reply: an answer that depends on
+    the reply (its json5 budget) is never given to another, and a figure taken
+    over one corpus fed many times over is the figure of new replies.
+    ``func`` takes positional arguments only; its answer is shared, not copied.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        reply = current_reply()
+        if reply is None:
+            return func(*args, **kwargs)
+        key = (func, args)
+        kept = reply.kept
+        hit = kept.get(key, _MISS)
+        if hit is _MISS:
+            hit = kept[key] = func(*args, **kwargs)
+        return hit
 
     return wrapper

@@ -11,15 +11,13 @@ holds:
   (``memo.memoized``); None otherwise;
 - ``probing``: while a chain tries its members, a member's result without any
   call markup is dropped unread, so ``build_result`` skips its content;
-- ``reads``: each JSON value read so far (``scan._read``), so the members of a
-  chain read a value once. Per reply, never shared: a read's answer depends
-  on the reply's json5 budget;
-- ``cleaned``: each text cleaned so far (``sanitize.clean``'s layers), so a
-  content built twice is cleaned once.
+- ``kept``: what a reply reads or cleans more than once, whoever asks
+  (``memo.once_per_reply``: a JSON value, a cleaned content).
 
 Nothing of these is kept past the reply, so a benchmark that feeds one corpus
 many times over measures what new replies cost (a process-wide cache of
-cleaned texts made ``bench.cli_bench`` 3.5% cheaper than new replies are).
+cleaned texts made ``bench.cli_bench`` 3.5% cheaper than new replies are), and
+no reply is given a read made under another's json5 budget.
 
 One variable, set once per reply: each ``ContextVar.set`` copies the context,
 and a reply used to set three.
@@ -47,14 +45,13 @@ JSON5_LIMIT = 1_000
 class Reply:
     """One reply's shared state (see the module docstring)."""
 
-    __slots__ = ("cleaned", "json5_left", "memo", "probing", "reads")
+    __slots__ = ("json5_left", "kept", "memo", "probing")
 
     def __init__(self, json5_left: int) -> None:
         self.json5_left = json5_left
         self.memo: dict[Any, Any] | None = None
         self.probing = False
-        self.reads: dict[tuple[str, int, int], tuple[Any, int, str | None]] = {}
-        self.cleaned: dict[str, tuple[str, str]] = {}
+        self.kept: dict[Any, Any] = {}
 
 
 _REPLY: ContextVar[Reply | None] = ContextVar("toolcalls_reply", default=None)

@@ -25,9 +25,8 @@ from .jsonrepair import (
     skip_stray_closer,
     strict_json_at,
 )
-from .memo import memoized
+from .memo import memoized, once_per_reply
 from .openers import JSON_CALL
-from .reply import current_reply
 
 __all__ = [
     "TRUNCATED",
@@ -76,26 +75,15 @@ TRUNCATED, _INVALID = "truncated", "invalid"
 _REPAIR_LIMIT = 65_536
 
 
+@once_per_reply
 def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
-    """``(value, end, error)`` for the JSON value at ``pos``, read once per reply.
+    """``(value, end, error)`` for the JSON value at ``pos``.
 
-    A chain runs several JSON dialects over the same reply; the open reply's
-    ``reads`` (``reading/reply.py``) make the second and later reads of one
-    value free. They last as long as the reply: what a read answers depends on
-    the reply's json5 budget, so no reply may see another's.
+    A chain runs several JSON dialects over the same reply: read once per
+    reply (``once_per_reply``), the second and later reads of one value are
+    free. Never longer: what a read answers depends on the reply's json5
+    budget.
     """
-    reply = current_reply()
-    if reply is None:  # a reader called on its own
-        return _read_value(text, pos, limit)
-    key = (text, pos, limit)
-    reads = reply.reads
-    hit = reads.get(key)
-    if hit is None:
-        hit = reads[key] = _read_value(text, pos, limit)
-    return hit
-
-
-def _read_value(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     strict = strict_json_at(text, pos)
     if strict is not None and strict[1] <= limit:
         return (strict[0], strict[1], None)

@@ -17,7 +17,7 @@ import re
 from ..reading.finder import Finder
 from ..reading.jsonrepair import LooseJSONError, loads_loose
 from ..reading.literals import Literals, literals
-from ..reading.reply import current_reply
+from ..reading.memo import once_per_reply
 from . import reasoning as delimiters
 from .fences import find_fences
 from .quirks import strip_quirks
@@ -419,20 +419,9 @@ def _clean(text: str) -> tuple[str, str]:
     return tidy(strip_leakage(visible)), reasoning
 
 
-def _clean_once(text: str) -> tuple[str, str]:
-    """``_clean(text)``, done once per reply (``reply.cleaned``): a chain may
-    build the content of one text twice (a member's result, then the
-    winner's). Nothing is kept past the reply, so a figure taken over one
-    corpus fed many times over is the figure of new replies.
-    """
-    reply = current_reply()
-    if reply is None:
-        return _clean(text)
-    cleaned = reply.cleaned
-    hit = cleaned.get(text)
-    if hit is None:
-        hit = cleaned[text] = _clean(text)
-    return hit
+# A chain may build the content of one text twice (a member's result, then
+# the winner's): cleaned once per reply.
+_clean_once = once_per_reply(_clean)
 
 
 # A chain cleans one long reply once per member: its quirks are read once.
