@@ -13,7 +13,9 @@ clock once its imports are done and again when it has answered the last line
 and the parser, which varies by a tenth of a second from run to run on a busy
 machine (±20 µs on the per-reply figure of a 20-times run), stays out of both
 costs. The answering itself still varies by about ±25% run to run on a shared
-virtual machine; the spread of the runs is printed.
+virtual machine, and the machine's speed drifts from one minute to the next:
+each run measures every row in turn, so the rows' figures (and their ratios)
+come from the same minutes. The spread of the runs is printed.
 
 Lines printed:
 
@@ -23,7 +25,8 @@ Lines printed:
   families added by issue 23 taken out of the ``auto`` chain, so the cost of
   adding them shows;
 - ``--repo DIR``: the CLI of another checkout (``git worktree add /tmp/base
-  main``) on the same lines, for a before/after figure;
+  main``) on the same lines, for a before/after figure, with toolbelt's cost
+  as a share of it;
 - ``--peer DIR``: the EdgeVox tool-parser chain
   (``edgevox.llm.llamacpp.parse_tool_calls_from_content`` with every detector
   of ``edgevox.llm.tool_parsers.DETECTORS``) driven the same way, from a
@@ -255,32 +258,40 @@ def main() -> None:
     if args.peer is not None:
         peer_path = os.pathsep.join(p for p in (str(args.peer), args.peer_path) if p)
         rows.append(("edgevox peer chain", _PEER, (), ROOT, peer_path))
-    ours: dict[str, float] = {}
-    for label, program, extra, cwd, path in rows:
-        for name, lines in (
-            (f"old set, {len(old)} replies", old),
-            (f"all fixtures, {len(every)} replies", every),
-        ):
-            figures = per_reply_runs(
-                program,
-                lines,
-                args=extra,
-                repeat=args.repeat,
-                runs=runs,
-                cwd=cwd,
-                path=path,
-                instructions=args.instructions,
-            )
-            figure = statistics.median(figures)
-            ours.setdefault(name, figure)
-            ratio = (
-                f"  (toolbelt / this: {ours[name] / figure:.2f})"
-                if (label == "edgevox peer chain")
-                else ""
-            )
-            spread = (
-                f"  (runs {min(figures):.1f}–{max(figures):.1f})" if runs > 1 else ""
-            )
+    sets = (
+        (f"old set, {len(old)} replies", old),
+        (f"all fixtures, {len(every)} replies", every),
+    )
+    # Run by run, every row and set in turn: the machine's speed drifts from
+    # one minute to the next (by more than the spread within a minute), and
+    # rows measured one after the other would each get a different minute.
+    figures: dict[tuple[str, str], list[float]] = {}
+    for _ in range(runs):
+        for label, program, extra, cwd, path in rows:
+            for name, lines in sets:
+                figures.setdefault((label, name), []).extend(
+                    per_reply_runs(
+                        program,
+                        lines,
+                        args=extra,
+                        repeat=args.repeat,
+                        runs=1,
+                        cwd=cwd,
+                        path=path,
+                        instructions=args.instructions,
+                    )
+                )
+    medians = {key: statistics.median(values) for key, values in figures.items()}
+    for label, *_ in rows:
+        for name, _ in sets:
+            figure = medians[label, name]
+            ratio = ""
+            if label.startswith(("toolbelt at", "edgevox")):
+                ratio = f"  (toolbelt / this: {medians['toolbelt', name] / figure:.2f})"
+            spread = ""
+            if runs > 1:
+                low, high = min(figures[label, name]), max(figures[label, name])
+                spread = f"  (runs {low:.1f}–{high:.1f})"
             print(f"  {label:48s} {name:28s} {figure:7.1f} {unit}{ratio}{spread}")
 
 
