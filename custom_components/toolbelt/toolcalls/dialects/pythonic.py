@@ -37,6 +37,7 @@ from ..reading.pylenient import (
     python_end,
     salvage_python_calls,
 )
+from ..reading.scan import json_calls_at, skip_ws
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -203,6 +204,13 @@ def _unfenced(body: str) -> str:
     return body
 
 
+def _json_body(text: str, start: int, end: int) -> int:
+    """Where a block body written as a JSON call object or list starts, or -1."""
+    pos = skip_ws(text, start, end)
+    first = skip_ws(text, pos + 1, end) if text.startswith("[", pos, end) else pos
+    return pos if text.startswith("{", first, end) else -1
+
+
 def marked_python_blocks(
     text: str, catalog: Catalog, blocks: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> list[Found]:
@@ -233,9 +241,21 @@ def marked_python_blocks(
                     end, close_len = idx, len(closer)
             raw = text[pos : end + close_len]
             body = _unfenced(text[body_start:end].strip())
+            json_at = _json_body(text, body_start, end)
             if body.replace(" ", "") == "[]":
                 found.append(Found(pos, end + close_len, None))  # "no calls"
                 recognized = True
+            elif json_at >= 0:
+                # A JSON call list (openPangu, LFM2 asked for JSON): the block
+                # owns it, so the prose reader leaves it alone.
+                result = json_calls_at(text, json_at, catalog, limit=end)
+                if result is not None:
+                    calls = result[0]
+                else:
+                    reason = "not a valid call list" if close_len else "call is truncated"
+                    calls = [RejectedCall("", raw, reason)]
+                found.extend([Found(pos, end + close_len, c) for c in calls])
+                recognized = recognized or bool(calls)
             elif "(" in body:
                 try:
                     calls = python_calls(catalog, body, raw=raw)
