@@ -18,7 +18,9 @@ CALL = '<tool_calls>[{"name": "HassTurnOn", "arguments": {"name": "kitchen light
 
 
 @pytest.mark.parametrize(
-    ("opener", "closer"), [("<think>", "</think>"), ("<thinking>", "</thinking>")]
+    ("opener", "closer"),
+    [("<think>", "</think>"), ("<thinking>", "</thinking>")],
+    ids=["think", "thinking"],
 )
 @pytest.mark.parametrize(
     ("answer", "expected", "content"),
@@ -34,6 +36,7 @@ CALL = '<tool_calls>[{"name": "HassTurnOn", "arguments": {"name": "kitchen light
             "The porch light is on.",
         ),
     ],
+    ids=["call", "answer"],
 )
 def test_answer_marker_after_a_reasoning_block(
     opener, closer, answer, expected, content
@@ -70,6 +73,7 @@ def test_reasoning_after_the_block_is_reasoning_too():
             ["call is truncated"],
         ),
     ],
+    ids=["answer", "call", "call-cut-off"],
 )
 def test_an_unclosed_tag_in_the_reasoning_is_a_mention(
     answer, expected, content, refused
