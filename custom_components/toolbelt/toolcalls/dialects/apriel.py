@@ -2,8 +2,10 @@
 
 * ServiceNow Apriel 1.5/1.6 reason first: "Here are my reasoning steps:"
   (Apriel 1.6's prompt already ends with it), then ``[BEGIN FINAL RESPONSE]``,
-  the answer, and (1.5) ``[END FINAL RESPONSE]``. The reasoning and both
-  markers are never spoken.
+  the answer, and (1.5) ``[END FINAL RESPONSE]``; the reasoning may also
+  come in a ``<thinking>`` or ``<think>`` block before the marker. The
+  reasoning and both markers are never spoken, and a ``<tool_calls>`` the
+  reasoning mentions is never read past the marker.
 * Tencent Hunyuan (A13B and the small dense models) put the answer in
   ``<answer>…</answer>`` after ``<think>…</think>``; the tags are not spoken.
 * AI21 Jamba writes the same JSON list in the same tags.
