@@ -394,7 +394,8 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
 _span_order = operator.attrgetter("start", "end")
 
 
-# What a chain member that found no markup answers (the chain drops it unread).
+# What a chain member that found no markup answers (the chain drops it unread;
+# shared, so never given to a caller that may amend its result).
 _PROBED_NOTHING = ParseResult()
 
 
@@ -422,7 +423,10 @@ def build_result(
         if any(_example(span) for span in spans):
             spans = _without_examples(text, spans)
             if not spans and probing():
-                return _PROBED_NOTHING
+                # A new result: the shared one is only for members that
+                # found nothing, and a caller that found markup may amend
+                # what it gets (gpt_oss sets ``end``, react the content).
+                return ParseResult()
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
