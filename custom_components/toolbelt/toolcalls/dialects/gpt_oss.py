@@ -117,9 +117,7 @@ class GptOssDialect(Dialect):
         result = build_result(text, found, self.name, sanitize=self.sanitize)
         if result.end is not None:  # None: no call (or only examples of one)
             # ``end`` is after the last call, not after content headers cut later.
-            result.end = max(
-                (f.end for f in found if f.call is not None), default=None
-            )
+            result.end = max((f.end for f in found if f.call is not None), default=None)
         if thoughts:
             result.reasoning = "\n".join(t for t in (*thoughts, result.reasoning) if t)
         return result
