@@ -162,6 +162,12 @@ MORE_TRUNCATED: list[Any] = [
         '<tool_calls>\n{"name": "HassTurnOn", "arguments": {"name": "kitch',
         "",
     ),
+    (
+        "minimax",  # M3 (vLLM's parser test): cut inside a parameter's value
+        'Sure.]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="HassTurnOn">'
+        "]<]minimax[>[<name>kitch",
+        "Sure.",
+    ),
     ("nemotron", '<TOOLCALL>[{"name": "HassTurnOn", "arguments": {', ""),
     ("olmo3", "<function_calls>HassTurnOn(name='kitch", ""),
     (

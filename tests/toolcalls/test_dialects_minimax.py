@@ -1,5 +1,7 @@
-"""MiniMax M2 ``<minimax:tool_call>`` invokes and M1 ``<tool_calls>`` JSON lines.
+"""MiniMax M3 and M2 invokes and M1 ``<tool_calls>`` JSON lines.
 
+M3 cases adapted from vllm-project/vllm tests/tool_parsers/
+test_minimax_m3_tool_parser.py (more in tests/fixtures/engine_families.jsonl).
 Cases adapted from ggml-org/llama.cpp tests/test-chat.cpp (MiniMax-M2),
 sgl-project/sglang test/registered/function_call/test_minimax_m2_detector.py
 and vllm-project/vllm tests/tool_parsers/test_minimax_tool_parser.py (M1);
@@ -177,6 +179,62 @@ def test_invalid_lines_do_not_drop_valid_calls():
 @pytest.mark.parametrize("size", [1, 4, 1000])
 def test_streaming_holds_on_the_block(size):
     raw = 'Text before <minimax:tool_call><invoke name="GetDateTime"></invoke></minimax:tool_call>'
+    released, holding = stream("minimax", raw, size=size)
+    assert holding
+    assert released == "Text before "
+
+
+NS = "]<]minimax[>["
+
+
+def _m3(*invokes: str) -> str:
+    return f"{NS}<tool_call>\n" + "\n".join(invokes) + f"\n{NS}</tool_call>"
+
+
+def _invoke(name: str, *params: str) -> str:
+    return f'{NS}<invoke name="{name}">' + "".join(params) + f"{NS}</invoke>"
+
+
+def _param(key: str, value: str) -> str:
+    return f"{NS}<{key}>{value}{NS}</{key}>"
+
+
+def test_m3_reads_parameters_named_by_their_tags():
+    """Before M3 was read, this ran HassTurnOn with no arguments at all (M2's
+    reading of the invoke) and spoke the namespace tokens."""
+    raw = "I will do it.\n" + _m3(
+        _invoke("HassTurnOn", _param("name", "kitchen light"))
+    )
+    for result in (parse("minimax", raw), parse_auto(raw)):
+        assert calls(result) == expect(("HassTurnOn", {"name": "kitchen light"}))
+        assert result.content == "I will do it."
+
+
+def test_m3_tags_that_do_not_nest_are_refused_not_run():
+    raw = _m3(_invoke("HassTurnOn", f"{NS}<name>kitchen light{NS}</area>"))
+    result = parse_auto(raw)
+    assert result.calls == []
+    assert [r.reason for r in result.rejected] == ["the parameter tags do not nest"]
+    assert result.content == ""
+
+
+def test_m3_values_nested_deeper_than_any_schema_are_refused():
+    deep = "".join(f"{NS}<k>" for _ in range(40)) + "x"
+    deep += "".join(f"{NS}</k>" for _ in range(40))
+    result = parse_auto(
+        _m3(_invoke("memory_store", f"{NS}<metadata>{deep}{NS}</metadata>"))
+    )
+    assert result.calls == []
+    assert [r.name for r in result.rejected] == ["memory_store"]
+
+
+def test_m3_stray_tokens_are_not_spoken():
+    assert parse_auto(f"The light is on.{NS}").content == "The light is on."
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_m3_streaming_holds_on_the_block(size):
+    raw = "Text before " + _m3(_invoke("GetDateTime"))
     released, holding = stream("minimax", raw, size=size)
     assert holding
     assert released == "Text before "

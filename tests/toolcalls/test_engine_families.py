@@ -32,6 +32,7 @@ FAMILY_PRESET = {
     "glm": "glm",
     "internlm": "internlm",
     "gigachat": "gigachat",
+    "minimax": "minimax",
 }
 
 
@@ -76,5 +77,6 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "jamba",
         "internlm",
         "gigachat",
+        "minimaxm3",
         "fence-example",
     } <= prefixes

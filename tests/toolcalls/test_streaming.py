@@ -110,8 +110,26 @@ def test_bare_json_only_counts_at_the_start() -> None:
     assert start.feed('  {"name": "HassTurnOn"') == ""
     assert start.holding
     later = detector_for(resolve_dialect("auto"))
-    assert later.feed('Your windows: ["kitchen"]') == 'Your windows: ["kitchen"]'
+    assert later.feed('Your windows: ["kitchen"].') == 'Your windows: ["kitchen"].'
     assert not later.holding
+    # A closing bracket ending a chunk waits for the next one: it may open
+    # MiniMax M3's namespace token (``]<]minimax[>[``).
+    assert later.feed(" Open: [") == " Open: "
+    assert later.feed("]") == "["
+    assert later.feed(" none.") == "] none."
+    assert not later.holding
+
+
+def test_minimax_m3_token_is_held_whole_however_it_is_cut() -> None:
+    token = "]<]minimax[>["
+    for size in (1, 2, 3, 5):
+        detector = detector_for(resolve_dialect("auto"))
+        raw = f'Sure. {token}<tool_call>\n{token}<invoke name="GetDateTime">'
+        shown = "".join(
+            detector.feed(raw[pos : pos + size]) for pos in range(0, len(raw), size)
+        )
+        assert shown == "Sure. ", size
+        assert detector.holding
 
 
 def test_reasoning_is_swallowed_then_streaming_resumes() -> None:

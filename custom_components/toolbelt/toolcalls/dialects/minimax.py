@@ -1,4 +1,10 @@
-"""MiniMax M2 ``<minimax:tool_call>`` XML invokes and M1 ``<tool_calls>`` JSON lines.
+"""MiniMax M3 and M2 XML invokes, and M1 ``<tool_calls>`` JSON lines.
+
+* M3: every tag opens with the namespace token ``]<]minimax[>[``:
+  ``NS<tool_call>NS<invoke name="fn">NS<k>v NS</k>NS</invoke>NS</tool_call>``
+  (NS = the token). A parameter is named by its own tag; a value that holds
+  tags is an object (a list when its children are ``<item>``). Reasoning is
+  ``<mm:think>…</mm:think>``.
 
 * M2: ``<minimax:tool_call><invoke name="fn"><parameter name="k">v</parameter>
   </invoke></minimax:tool_call>``; values are text typed from the schema. A
@@ -12,8 +18,9 @@ only count when there is no call after it.
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TYPE_CHECKING, override
+from typing import TYPE_CHECKING, Any, override
 
 from ..model import RejectedCall
 from ..prompting.render import json_catalog
@@ -35,6 +42,7 @@ from ..reading.markup import (
     typed_text_arguments,
 )
 from ..reading.scan import json_calls_at, skip_ws, tag_blocks
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -47,6 +55,20 @@ _INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _M2_OPEN = "<minimax:tool_call>"
 _M2_CLOSE = "</minimax:tool_call>"
+# M3's namespace token, before every tag of a call block.
+_NS = "]<]minimax[>["
+_M3_OPEN = f"{_NS}<tool_call>"
+_M3_CLOSE = f"{_NS}</tool_call>"
+_M3_INVOKE = re.compile(
+    re.escape(_NS) + r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>"""
+)
+_M3_END_INVOKE = f"{_NS}</invoke>"
+# A tag as M3 writes it right after the token: ``<name>`` or ``</name>``.
+_M3_TAG = re.compile(r"<(/?)([^<>\s/]{1,128})>")
+# Deeper values than any tool's schema has (and than ``json.dumps`` writes).
+_M3_DEPTH = 32
+
+register_reasoning_delimiters("<mm:think>", "</mm:think>")
 
 
 def _invoke_call(
@@ -67,13 +89,53 @@ def _invoke_call(
     return make_call(catalog, name, args, raw=raw, coerce=True)
 
 
+def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:
+    """A tag's value: its text, or an object of its child tags (a repeated tag
+    gives a list), or a list when every child is an ``<item>``."""
+    if not children:
+        return own
+    grouped: dict[str, list[Any]] = {}
+    for name, value in children:
+        grouped.setdefault(name, []).append(value)
+    if grouped.keys() == {"item"}:
+        return grouped["item"]
+    return {
+        name: items[0] if len(items) == 1 else items for name, items in grouped.items()
+    }
+
+
+def _m3_pairs(body: str) -> list[tuple[str, str]] | None:
+    """``(name, raw value)`` of each top-level parameter of an M3 invoke body,
+    a nested value as JSON text; None when the tags do not nest."""
+    # Each piece starts right after a token: ``<tag>text`` or ``</tag>text``.
+    stack: list[tuple[str, list[tuple[str, Any]], str]] = [("", [], "")]
+    for piece in body.split(_NS)[1:]:
+        tag = _M3_TAG.match(piece)
+        if tag is None or len(stack) > _M3_DEPTH:
+            return None
+        closing, name = tag.group(1), tag.group(2)
+        if not closing:
+            stack.append((name, [], piece[tag.end() :]))
+            continue
+        if len(stack) < 2 or stack[-1][0] != name:
+            return None
+        _, children, own = stack.pop()
+        stack[-1][1].append((name, _m3_value(own, children)))
+    if len(stack) != 1:
+        return None
+    return [
+        (name, value if isinstance(value, str) else json.dumps(value))
+        for name, value in stack[0][1]
+    ]
+
+
 class MiniMaxDialect(Dialect):
-    """MiniMax M2 invokes and M1 JSON-lines tool calls."""
+    """MiniMax M3 and M2 invokes and M1 JSON-lines tool calls."""
 
     name = "minimax"
-    markers = (_M2_OPEN, "<tool_calls>")
-    triggers = (_M2_OPEN, "<tool_calls>", "<invoke")
-    cleans = (_M2_OPEN, _M2_CLOSE)
+    markers = (_M3_OPEN, _M2_OPEN, "<tool_calls>")
+    triggers = (_NS, _M2_OPEN, "<tool_calls>", "<invoke")
+    cleans = (_NS, _M2_OPEN, _M2_CLOSE)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -93,7 +155,10 @@ class MiniMaxDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
-        if "<invoke" in text:
+        if _NS in text:
+            # M3's invokes are its own: M2's reading of them has no arguments.
+            found += self._m3(text, catalog)
+        elif "<invoke" in text:
             found += self._m2(text, catalog)
         if "<tool_calls>" in text:
             found += self._m1(text, catalog)
@@ -136,6 +201,38 @@ class MiniMaxDialect(Dialect):
                     last = index == len(invokes) - 1
                     span_end = end if start >= 0 and last else close + len("</invoke>")
                 found.append(Found(span_start, span_end, call))
+        return found
+
+    def _m3(self, text: str, catalog: Catalog) -> list[Found]:
+        found: list[Found] = []
+        for start, body_start, body_end, end in tag_blocks(text, _M3_OPEN, _M3_CLOSE):
+            invokes = list(_M3_INVOKE.finditer(text, body_start, body_end))
+            if not invokes:
+                found.append(Found(start, end, None))
+            for index, inv in enumerate(invokes):
+                if too_many(found, text, inv.start()):
+                    break
+                limit = (
+                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+                )
+                close = text.find(_M3_END_INVOKE, inv.end(), limit)
+                name = inv.group(1).strip()
+                raw = text[inv.start() : limit]
+                pairs = None if close < 0 else _m3_pairs(text[inv.end() : close])
+                call: ToolCall | RejectedCall
+                if close < 0:
+                    call = RejectedCall(name=name, raw=raw, reason="call is truncated")
+                elif pairs is None:
+                    call = RejectedCall(
+                        name=name, raw=raw, reason="the parameter tags do not nest"
+                    )
+                else:
+                    args = typed_text_arguments(catalog, name, pairs)
+                    call = make_call(catalog, name, args, raw=raw, coerce=True)
+                first, last = index == 0, index == len(invokes) - 1
+                found.append(
+                    Found(start if first else inv.start(), end if last else limit, call)
+                )
         return found
 
     def _m1(self, text: str, catalog: Catalog) -> list[Found]:
@@ -181,4 +278,4 @@ class MiniMaxDialect(Dialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        return text.replace(_M2_OPEN, "").replace(_M2_CLOSE, "")
+        return text.replace(_M2_OPEN, "").replace(_M2_CLOSE, "").replace(_NS, "")

@@ -479,8 +479,11 @@ class StreamDetector:
                 self._buf = buf[special_token.end() :]
                 return True
             if _SPECIAL_PARTIAL.fullmatch(buf, start):
-                out.append(buf[:start])  # may still become a special token
-                self._buf = buf[start:]
+                # It may still become a special token, and what comes before
+                # it may be the start of a marker (MiniMax M3's ``]<]``).
+                cut = self._watched_tail(buf, start)
+                out.append(buf[:cut])
+                self._buf = buf[cut:]
                 return False
         if (
             match is not None
@@ -514,11 +517,7 @@ class StreamDetector:
             self._mode = _HOLD
             self._buf = ""
             return False
-        cut = len(buf)
-        for index in range(max(0, len(buf) - self._maxlen + 1), len(buf)):
-            if buf[index] in self._firsts and buf[index:] in self._prefixes:
-                cut = index
-                break
+        cut = self._watched_tail(buf, len(buf))
         if self._line_re is not None:
             newline = buf.rfind("\n", 0, cut)
             if newline >= 0 or self._bol:
@@ -554,13 +553,15 @@ class StreamDetector:
         special = _SPECIAL_OPEN.search(buf)
         if any(e is not None and e.start() <= pos for e in (*events, special)):
             return False  # a marker, label or token there decides first
-        out.append(buf[:pos])
+        # What comes before it may be the start of a marker (``]<]minimax[``).
+        cut = self._watched_tail(buf, pos)
+        out.append(buf[:cut])
         if complete:
             self._drop_lead(out)
             self._mode = _HOLD
             self._buf = ""
         else:
-            self._buf = buf[pos:]
+            self._buf = buf[cut:]
         return True
 
     def _opener_at(self, buf: str) -> tuple[int, bool] | None:
@@ -633,6 +634,15 @@ class StreamDetector:
         self._buf = rest
         self._bol = False  # what is left starts mid-line
         return True
+
+    def _watched_tail(self, buf: str, end: int) -> int:
+        """Where the text that may still grow into a watched string starts:
+        the first position before ``end`` whose rest of ``buf`` is the start
+        of one (``end`` when none is)."""
+        for index in range(max(0, len(buf) - self._maxlen + 1), end):
+            if buf[index] in self._firsts and buf[index:] in self._prefixes:
+                return index
+        return end
 
     def _drop_lead(self, out: list[str]) -> None:
         """A scratchpad or call begins: the held leading text was its thought."""
