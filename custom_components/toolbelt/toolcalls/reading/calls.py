@@ -406,11 +406,6 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
 _span_order = operator.attrgetter("start", "end")
 
 
-# What a chain member that found no markup answers (the chain drops it unread;
-# shared, so never given to a caller that may amend its result).
-_PROBED_NOTHING = ParseResult()
-
-
 def build_result(
     text: str,
     found: Sequence[Found],
@@ -426,8 +421,10 @@ def build_result(
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
     if not found and probing():
-        # A chain is only asking "any calls?": skip the content work.
-        return _PROBED_NOTHING
+        # A chain is only asking "any calls?": skip the content work. A new
+        # result each time: a dialect may amend the one it is given (a shared
+        # one, amended once, made every later reply look like markup).
+        return ParseResult([], "", "", None, True, None, [])
     if len(found) == 1 and "```" not in text:
         return _one_span_result(text, found[0], dialect, text_parsed, sanitize)
     spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
