@@ -434,10 +434,7 @@ def build_result(
         if known or any(_example(span) for span in spans):
             spans = _without_examples(text, spans, known)
             if not spans and probing():
-                # A new result: the shared one is only for members that
-                # found nothing, and a caller that found markup may amend
-                # what it gets (gpt_oss sets ``end``, react the content).
-                return ParseResult()
+                return ParseResult([], "", "", None, True, None, [])
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
