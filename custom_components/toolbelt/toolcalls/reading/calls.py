@@ -406,6 +406,13 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
 _span_order = operator.attrgetter("start", "end")
 
 
+def _probed_nothing() -> ParseResult:
+    """What a chain member that found no call markup answers: a new result
+    each time, since a dialect may amend the one it is given (a shared one,
+    amended once by gpt_oss, made every later reply look like markup)."""
+    return ParseResult([], "", "", None, True, None, [])
+
+
 def build_result(
     text: str,
     found: Sequence[Found],
@@ -421,10 +428,8 @@ def build_result(
     dialect's own cleanup). ``end`` is the offset after the last span.
     """
     if not found and probing():
-        # A chain is only asking "any calls?": skip the content work. A new
-        # result each time: a dialect may amend the one it is given (a shared
-        # one, amended once, made every later reply look like markup).
-        return ParseResult([], "", "", None, True, None, [])
+        # A chain is only asking "any calls?": skip the content work.
+        return _probed_nothing()
     if len(found) == 1 and "```" not in text:
         return _one_span_result(text, found[0], dialect, text_parsed, sanitize)
     spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
@@ -434,7 +439,7 @@ def build_result(
         if known or any(_example(span) for span in spans):
             spans = _without_examples(text, spans, known)
             if not spans and probing():
-                return ParseResult([], "", "", None, True, None, [])
+                return _probed_nothing()
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
