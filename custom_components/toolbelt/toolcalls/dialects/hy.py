@@ -50,13 +50,17 @@ def _block_calls(text: str, catalog: Catalog, suffix: str) -> list[Found]:
     found: list[Found] = []
     opener, closer = f"<tool_calls{suffix}>", f"</tool_calls{suffix}>"
     for start, body_start, body_end, end in tag_blocks(text, opener, closer):
-        inside = [c for c in calls if body_start <= c.start and c.end <= body_end]
+        if found and start < found[-1].end:
+            continue  # inside a call cut off in an earlier block
+        inside = [c for c in calls if body_start <= c.start < body_end]
         if not inside:
             if not text[body_start:body_end].strip():
                 found.append(Found(start, end, None))
             continue  # a JSON list (Apriel's), or not a call
         inside[0] = Found(start, inside[0].end, inside[0].call)
-        inside[-1] = Found(inside[-1].start, end, inside[-1].call)
+        # A cut-off call runs to the end of the text, past the next opener.
+        last = inside[-1]
+        inside[-1] = Found(last.start, max(end, last.end), last.call)
         found += inside
     return found
 
