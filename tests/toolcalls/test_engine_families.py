@@ -33,6 +33,7 @@ FAMILY_PRESET = {
     "internlm": "internlm",
     "gigachat": "gigachat",
     "minimax": "minimax",
+    "dots": "dots",
 }
 
 
@@ -79,4 +80,5 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "gigachat",
         "minimaxm3",
         "fence-example",
+        "dots",
     } <= prefixes

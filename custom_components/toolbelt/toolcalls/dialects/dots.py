@@ -34,6 +34,8 @@ class DotsDialect(Dialect):
     name = "dots"
     markers = (_OPEN,)
     triggers = (_OPEN,)
+    # A closer with no block is the format's word, never content (vLLM).
+    dropped = (_CLOSE,)
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
