@@ -211,7 +211,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"olmo", "olmo3"),
         (r"minicpm", "minicpm"),
         (r"apriel", "apriel"),
-        (r"hunyuan", "hunyuan"),
+        (r"hunyuan|(?:^|[/_ -])hy-?\d", "hunyuan"),
         (r"jamba", "jamba"),
         (r"longcat", "longcat"),
         (r"intern-?(?:lm|s1)", "internlm"),
