@@ -519,3 +519,32 @@ def test_synthesized_ids_are_unique_and_openai_style() -> None:
     ids = [c.id for c in result.calls]
     assert len(set(ids)) == 2
     assert all(i.startswith("call_") and len(i) == 29 for i in ids)
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "<tool_call>",
+        "<tool_calls>",
+        "<|tool_call|>",
+        "[TOOL_CALLS]",
+        "<function=",
+        "<function_calls>",
+        "<|START_ACTION|>",
+        "<|tool_call>",
+        "<minimax:tool_call>",
+        "<seed:tool_call>",
+        "<longcat_tool_call>",
+        "<TOOLCALL>",
+        "<|tool_call_start|>",
+    ],
+)
+def test_a_tag_the_reasoning_only_mentions_does_not_swallow_the_answer(tag):
+    """Issue 23's audit: ``<tool_call>`` named in a think block ran, unclosed,
+    to the end of the reply, which was refused as a call cut off and never
+    spoken."""
+    text = f"<think>I could use {tag} but no need.</think>No action needed."
+    result = resolve_dialect("auto").parse(text, CATALOG)
+    assert result.calls == []
+    assert result.rejected == []
+    assert result.content == "No action needed."

@@ -164,6 +164,22 @@ def test_engine_cases(raw, expected, content):
         assert ws(result.content) == ws(content)
 
 
+@pytest.mark.parametrize("separator", [",", ", ", ",\n", " ,\n  "])
+def test_comma_between_entries_of_one_block(separator):
+    """mlx-lm reads every ``call:`` of a block: a comma between two entries
+    does not drop the second call into the spoken text."""
+    raw = (
+        f"<|tool_call>call:HassTurnOn{{name:{Q}a{Q}}}{separator}"
+        f"call:HassTurnOff{{name:{Q}b{Q}}}<tool_call|>"
+    )
+    for result in (parse("gemma", raw), parse_auto(raw)):
+        assert calls(result) == expect(
+            ("HassTurnOn", {"name": "a"}), ("HassTurnOff", {"name": "b"})
+        )
+        assert result.content == ""
+        assert result.rejected == []
+
+
 def test_values_are_typed_from_the_schema():
     """FunctionGemma quotes every value; the schema decides: integer vs string."""
     raw = (

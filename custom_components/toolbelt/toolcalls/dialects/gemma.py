@@ -57,8 +57,10 @@ _BARE_CALL = re.compile(
 # Where a bare value ends: a separator, or a string quote (an error there).
 _STOPS = {q: re.compile(r"[,}\]]|" + re.escape(q)) for q in (_G4_QUOTE, _FG_QUOTE)}
 _CLOSERS = ("<tool_call|>", "<turn|>", "<end_function_call>")
-# The next ``call:`` entry of the same block (Gemma 4 writes several back to back).
+# The next ``call:`` entry: Gemma 4 writes several back to back, and inside
+# one block also separated by a comma (mlx-lm reads every entry of a block).
 _NEXT_CALL = re.compile(r"\s*call\s*:\s*" + _NAME + r"\s*(?=\{)")
+_NEXT_ENTRY = re.compile(r"\s*(?:,\s*)?call\s*:\s*" + _NAME + r"\s*(?=\{)")
 # What a bare key cannot hold: it would be a value or a separator.
 _BAD_KEY = re.compile(r"[{}\[\],]")
 _ESCAPED_QUOTE = {q: re.compile(rf"[{q}\\]") for q in "\"'"}
@@ -329,7 +331,11 @@ class GemmaDialect(Dialect):
                     name = entry.group(1)
                 span, read = self._entry(text, catalog, entry, name, quote, finder)
                 found.append(span)
-                entry = _NEXT_CALL.match(text, span.end) if read else None
+                if not read:
+                    break
+                # Still inside the block when no closer ended the entry.
+                in_block = text.startswith("}", span.end - 1)
+                entry = (_NEXT_ENTRY if in_block else _NEXT_CALL).match(text, span.end)
             if found and found[-1].end >= len(text):
                 break
         return found

@@ -27,7 +27,7 @@ from ..reading.jsonrepair import (
     find_json_end,
     loads_loose,
 )
-from ..reading.markup import prefer_outside_reasoning, too_many
+from ..reading.markup import prefer_outside_reasoning, too_many, without_mentions
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.scan import (
     MAX_BLOCKS,
@@ -297,7 +297,7 @@ class HermesDialect(Dialect):
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        found = parse_tagged(text, catalog, tags=self.tags)
+        found = without_mentions(text, parse_tagged(text, catalog, tags=self.tags))
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override

@@ -39,6 +39,7 @@ __all__ = [
     "token_json_calls",
     "too_many",
     "typed_text_arguments",
+    "without_mentions",
 ]
 
 # (opener, closer) pairs; a closer seen before any opener closes a block the
@@ -116,12 +117,33 @@ def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e in spans)
 
 
+def without_mentions(text: str, found: list[Found]) -> list[Found]:
+    """``found`` without the refusals of markup that opens inside a closed
+    reasoning block and runs past its end: a tag the reasoning only named
+    (``<think>I could use <tool_call> but…</think>The answer``), which would
+    otherwise swallow the answer as a call cut off."""
+    if not any(isinstance(f.call, RejectedCall) for f in found):
+        return found
+    spans = reasoning_spans(text)
+    size = len(text)
+    return [
+        f
+        for f in found
+        if not (
+            isinstance(f.call, RejectedCall)
+            and any(s <= f.start < e < f.end and e < size for s, e in spans)
+        )
+    ]
+
+
 def prefer_outside_reasoning(text: str, found: list[Found]) -> list[Found]:
     """Calls written inside reasoning only count when none are written outside.
 
     Qwen3 and Kimi put real calls in their thinking; Seed-OSS, LFM2 and others
-    quote example calls there while the real call follows the block.
+    quote example calls there while the real call follows the block. A tag
+    the reasoning only mentioned is dropped (``without_mentions``).
     """
+    found = without_mentions(text, found)
     if not any(isinstance(f.call, ToolCall) for f in found):
         return found  # nothing outside could win over it
     spans = reasoning_spans(text)

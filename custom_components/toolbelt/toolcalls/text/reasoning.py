@@ -4,7 +4,8 @@ Two lists drifted apart once (``<reasoning>`` was cleaned from the answer but
 streamed to TTS), so both sides read this one. A block runs from its opener to
 the first of its closers. ``lone_closer``: a closer seen before any opener
 means everything before it was reasoning (chat templates that put the opener
-in the prompt); only for closers that never appear in prose.
+in the prompt), and so does one after other blocks when its own opener is
+nowhere in the reply; only for closers that never appear in prose.
 """
 
 from __future__ import annotations

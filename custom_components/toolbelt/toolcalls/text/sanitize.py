@@ -79,7 +79,7 @@ def split_reasoning(text: str) -> tuple[str, str]:
     visible: list[str] = []
     reasoning: list[str] = []
     finder = Finder(text)
-    pos = _lone_closer_end(text, finder, opened, reasoning)
+    pos = lone_end = _lone_closer_end(text, finder, opened, reasoning)
     # (next offset, registration order): ties go to the first registered.
     heap = [
         (idx, order)
@@ -117,10 +117,13 @@ def split_reasoning(text: str) -> tuple[str, str]:
         else:
             heapq.heapreplace(heap, (idx, order))
     visible.append(text[pos:])
+    shown = "".join(visible)
+    if not lone_end and reasoning:
+        shown = _after_late_lone_closer(text, shown, reasoning)
     parts = [
         p for r in reasoning if (p := (_SPECIAL.sub("", r) if "<" in r else r).strip())
     ]
-    return "".join(visible), "\n".join(parts)
+    return shown, "\n".join(parts)
 
 
 def _block_end(finder: Finder, closers: tuple[str, ...], start: int) -> tuple[int, int]:
@@ -163,6 +166,27 @@ def _lone_closer_end(
         return 0
     reasoning.append(text[:lone])
     return lone + lone_len
+
+
+def _after_late_lone_closer(text: str, shown: str, reasoning: list[str]) -> str:
+    """``shown`` after a lone closer that follows other blocks.
+
+    Apriel thinks in ``<think>``/``<thinking>`` and then still writes
+    ``[BEGIN FINAL RESPONSE]``, the closer of the block its prompt opened:
+    what is shown before that closer was reasoning too (added to
+    ``reasoning``). Only closers whose own opener is nowhere in ``text``.
+    """
+    cut = -1
+    cut_len = 0
+    for opener, closer in _lone_pairs(len(_REASONING)):
+        if closer in shown and opener not in text:
+            idx = shown.find(closer)
+            if cut < 0 or idx < cut:
+                cut, cut_len = idx, len(closer)
+    if cut < 0:
+        return shown
+    reasoning.append(shown[:cut])
+    return shown[cut + cut_len :]
 
 
 @lru_cache(maxsize=1)
