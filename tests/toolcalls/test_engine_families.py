@@ -34,6 +34,8 @@ FAMILY_PRESET = {
     "gigachat": "gigachat",
     "minimax": "minimax",
     "dots": "dots",
+    "pangu": "pangu",
+    "plamo": "plamo",
 }
 
 
@@ -82,3 +84,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "fence-example",
         "dots",
     } <= prefixes
+    assert {"pangu", "openpangu2", "plamo3"} <= prefixes

@@ -41,7 +41,9 @@ from .dialects.mistral import MistralDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
 from .dialects.olmo3 import Olmo3Dialect
+from .dialects.pangu import PanguDialect
 from .dialects.phi4_functools import FunctoolsDialect
+from .dialects.plamo import PlamoDialect
 from .dialects.pythonic import PythonicDialect
 from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
@@ -106,6 +108,8 @@ DIALECTS: dict[str, type[Dialect]] = {
     "gigachat": GigaChatDialect,
     "hy": HyDialect,
     "dots": DotsDialect,
+    "pangu": PanguDialect,
+    "plamo": PlamoDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -122,6 +126,8 @@ AUTO_ORDER: tuple[str, ...] = (
     "longcat",
     "internlm",
     "gigachat",
+    "pangu",
+    "plamo",
     "glm",
     "nemotron",
     "apertus",
@@ -176,6 +182,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "internlm": ("internlm",),
     "gigachat": ("gigachat",),
     "dots": ("dots",),
+    "pangu": ("pangu",),
+    "plamo": ("plamo",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -217,6 +225,8 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"intern-?(?:lm|s1)", "internlm"),
         (r"gigachat", "gigachat"),
         (r"dots[.\-_ ]?(?:llm|vlm)", "dots"),
+        (r"pangu", "pangu"),
+        (r"plamo", "plamo"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )
