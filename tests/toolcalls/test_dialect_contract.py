@@ -107,6 +107,14 @@ WIRE: dict[str, str] = {
         "<|message_sep|>\n\nfunction call<|role_sep|>\n"
         f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
     ),
+    "hy": (
+        "<tool_calls>\n<tool_call>HassTurnOn<tool_sep>\n<arg_key>name</arg_key>\n"
+        "<arg_value>kitchen light</arg_value>\n</tool_call>\n</tool_calls>"
+    ),
+    "dots": (
+        '<dots_function_call>\n<invoke name="HassTurnOn">\n<parameter name="name">'
+        "kitchen light</parameter>\n</invoke>\n</dots_function_call>"
+    ),
     "pangu": f'[unused11][{{"name": "HassTurnOn", "arguments": {ARGS}}}][unused12]',
     "plamo": (
         "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
@@ -189,6 +197,13 @@ MORE_TRUNCATED: list[Any] = [
         "<longcat_arg_value>kitch",
         "",
     ),
+    (
+        "hy",  # HY 4 with a checkpoint's suffix on every tag, cut inside a value
+        "Sure.<tool_calls:opensource><tool_call:opensource>HassTurnOn"
+        "<arg_key:opensource>name</arg_key:opensource><arg_value:opensource>kitch",
+        "Sure.",
+    ),
+    ("dots", '<dots_function_call>{"name": "HassTurnOn", "arguments": {"name": "k', ""),
     (
         "gigachat",  # GigaChat 3.1 header
         '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
