@@ -107,6 +107,10 @@ WIRE: dict[str, str] = {
         "<|message_sep|>\n\nfunction call<|role_sep|>\n"
         f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
     ),
+    "solar_open": (
+        "<|tool_call:start|>HassTurnOn\n<|tool_arg:start|>name<|tool_arg:value|>"
+        "kitchen light<|tool_arg:end|>\n<|tool_call:end|>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -186,6 +190,20 @@ MORE_TRUNCATED: list[Any] = [
         '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
         "",
     ),
+    ("solar_open", "Sure.<|tool_call:start|>HassTurnOn\n<|tool_arg:st", "Sure."),
+    (
+        "solar_open",  # cut inside a value
+        "<|tool_call:start|>HassTurnOn\n<|tool_arg:start|>name<|tool_arg:value|>kit",
+        "",
+    ),
+    (
+        "deepseek",  # Step-3: cut inside the steptml invoke
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="HassTurnOn"><steptml:parameter name="name">kitch',
+        "",
+    ),
+    ("hermes", '<tool_call>function\nHassTurnOn\n{"name": "kitch', ""),  # Step-Audio 2
+    ("hermes", '<tool: function>\nHassTurnOn {"name": "kitch', ""),  # CWM
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
     ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
     (

@@ -33,6 +33,10 @@ FAMILY_PRESET = {
     "internlm": "internlm",
     "gigachat": "gigachat",
     "minimax": "minimax",
+    "step_audio": "step_audio",
+    "step3": "step3",
+    "solar_open": "solar_open",
+    "cwm": "cwm",
 }
 
 
@@ -80,3 +84,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "minimaxm3",
         "fence-example",
     } <= prefixes
+    assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes

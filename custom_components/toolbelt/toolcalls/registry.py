@@ -45,6 +45,7 @@ from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
 from .dialects.react import ReactDialect
 from .dialects.seed_oss import SeedOssDialect
+from .dialects.solar_open import SolarOpenDialect
 from .dialects.xlam import XlamDialect
 from .reading.openers import InlineOpener
 from .text.streaming import DEFAULT_START_MARKERS, StreamDetector
@@ -102,6 +103,7 @@ DIALECTS: dict[str, type[Dialect]] = {
     "longcat": LongCatDialect,
     "internlm": InternLmDialect,
     "gigachat": GigaChatDialect,
+    "solar_open": SolarOpenDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -116,6 +118,7 @@ AUTO_ORDER: tuple[str, ...] = (
     "longcat",
     "internlm",
     "gigachat",
+    "solar_open",
     "glm",
     "nemotron",
     "apertus",
@@ -169,6 +172,10 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "longcat": ("longcat",),
     "internlm": ("internlm",),
     "gigachat": ("gigachat",),
+    "solar_open": ("solar_open",),
+    "step3": ("deepseek",),
+    "step_audio": ("hermes",),
+    "cwm": ("hermes",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -209,6 +216,10 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"longcat", "longcat"),
         (r"intern-?(?:lm|s1)", "internlm"),
         (r"gigachat", "gigachat"),
+        (r"solar-?open", "solar_open"),
+        (r"step-?audio", "step_audio"),
+        (r"step-?3(?![.\dp])", "step3"),
+        (r"\bcwm\b", "cwm"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )
