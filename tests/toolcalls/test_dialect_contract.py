@@ -111,6 +111,14 @@ WIRE: dict[str, str] = {
         "<|tool_call:start|>HassTurnOn\n<|tool_arg:start|>name<|tool_arg:value|>"
         "kitchen light<|tool_arg:end|>\n<|tool_call:end|>"
     ),
+    "pangu": f'[unused11][{{"name": "HassTurnOn", "arguments": {ARGS}}}][unused12]',
+    "plamo": (
+        "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+        "<|plamo:begin_tool_name:plamo|>HassTurnOn<|plamo:end_tool_name:plamo|>"
+        "<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>"
+        f"{ARGS}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+        "<|plamo:end_tool_requests:plamo|><|plamo:tag|>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -205,6 +213,14 @@ MORE_TRUNCATED: list[Any] = [
     ("hermes", '<tool_call>function\nHassTurnOn\n{"name": "kitch', ""),  # Step-Audio 2
     ("hermes", '<tool: function>\nHassTurnOn {"name": "kitch', ""),  # CWM
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
+    ("pythonic", '<|tool_call_start|>[{"name": "HassTurnOn", "arguments": {"na', ""),
+    ("pangu", 'Sure.<|tool_call_start|>[{"name": "HassTurnOn", "arg', "Sure."),
+    (
+        "plamo",  # cut before the name closes
+        "Okay.<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+        "<|plamo:begin_tool_name:plamo|>HassTu",
+        "Okay.",
+    ),
     ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
     (
         "seed_oss",  # llama.cpp: a parameter value still streaming
@@ -332,6 +348,17 @@ MORE_PROSE: list[Any] = [
         "gigachat",
         "A function call is not needed: the light is on.",
         "A function call is not needed: the light is on.",
+    ),
+    (
+        "pangu",
+        "[unused16]No call needed.[unused17]The light is on.",
+        "The light is on.",
+    ),
+    (
+        "plamo",  # reasoning, then the answer and the end of the turn
+        "<|plamo:begin_think:plamo|>simple<|plamo:end_think:plamo|>It is on."
+        "<|plamo:tag|>",
+        "It is on.",
     ),
 ]
 

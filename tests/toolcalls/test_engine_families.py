@@ -37,6 +37,8 @@ FAMILY_PRESET = {
     "step3": "step3",
     "solar_open": "solar_open",
     "cwm": "cwm",
+    "pangu": "pangu",
+    "plamo": "plamo",
 }
 
 
@@ -85,3 +87,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "fence-example",
     } <= prefixes
     assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
+    assert {"pangu", "openpangu2", "plamo3"} <= prefixes

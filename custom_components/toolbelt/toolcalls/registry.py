@@ -39,7 +39,9 @@ from .dialects.mistral import MistralDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
 from .dialects.olmo3 import Olmo3Dialect
+from .dialects.pangu import PanguDialect
 from .dialects.phi4_functools import FunctoolsDialect
+from .dialects.plamo import PlamoDialect
 from .dialects.pythonic import PythonicDialect
 from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
@@ -104,6 +106,8 @@ DIALECTS: dict[str, type[Dialect]] = {
     "internlm": InternLmDialect,
     "gigachat": GigaChatDialect,
     "solar_open": SolarOpenDialect,
+    "pangu": PanguDialect,
+    "plamo": PlamoDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -119,6 +123,8 @@ AUTO_ORDER: tuple[str, ...] = (
     "internlm",
     "gigachat",
     "solar_open",
+    "pangu",
+    "plamo",
     "glm",
     "nemotron",
     "apertus",
@@ -176,6 +182,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "step3": ("deepseek",),
     "step_audio": ("hermes",),
     "cwm": ("hermes",),
+    "pangu": ("pangu",),
+    "plamo": ("plamo",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -220,6 +228,8 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"step-?audio", "step_audio"),
         (r"step-?3(?![.\dp])", "step3"),
         (r"\bcwm\b", "cwm"),
+        (r"pangu", "pangu"),
+        (r"plamo", "plamo"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )
