@@ -412,6 +412,27 @@ def test_unknown_tool_is_refused_with_the_reason(dialect: str) -> None:
         assert result.content == ""
 
 
+def _example(dialect: str) -> str:
+    """An answer that shows the dialect's call syntax with a placeholder name."""
+    shown = WIRE[dialect].replace("HassTurnOn", "function_name")
+    return f"{dialect} writes calls like this:\n```\n{shown}\n```\nThen it waits."
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_a_fenced_example_of_the_syntax_stays_whole(dialect: str) -> None:
+    """README: a closed fence whose calls name a placeholder is an example."""
+    raw = _example(dialect)
+    # MiniCPM's own inner fence closes the outer one: its end token then
+    # stands outside any fence and goes as leaked scaffolding.
+    content = raw.replace("<|tool_call_end|>\n", "") if dialect == "minicpm" else raw
+    for result in (parse(dialect, raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert result.content == content
+    # Nothing of the example stays behind for the next reply.
+    assert parse_auto("The light is on.").content == "The light is on."
+
+
 @pytest.mark.parametrize(
     ("dialect", "raw", "content"),
     [(d, _cut(WIRE_ALL[d]), "") for d in sorted(DIALECTS)] + MORE_TRUNCATED,
