@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from custom_components.toolbelt.toolcalls import resolve_dialect
+from custom_components.toolbelt.toolcalls.dialects.base import Dialect
+from custom_components.toolbelt.toolcalls.registry import preset_name_for_model
 from tests.toolcalls.dialect_helpers import calls, catalog, expect, parse, stream, ws
 
 ON = expect(("HassTurnOn", {"name": "kitchen light"}))
@@ -38,7 +40,7 @@ FORMS = [
 IDS = ["step_audio_2", "step3", "solar_open2", "cwm"]
 
 
-def _readers(dialect: str, preset: str) -> list:
+def _readers(dialect: str, preset: str) -> list[Dialect]:
     return [resolve_dialect(name) for name in ("auto", dialect, preset)]
 
 
@@ -93,8 +95,6 @@ def test_the_stream_holds_the_markup(
     ],
 )
 def test_model_names_pick_their_preset(model: str, preset: str) -> None:
-    from custom_components.toolbelt.toolcalls.registry import preset_name_for_model
-
     assert preset_name_for_model(model) == preset
     assert preset_name_for_model("stepfun-ai/Step-3.5-Flash") != "step3"
 
