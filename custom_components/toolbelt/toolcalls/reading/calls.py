@@ -406,9 +406,11 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
 _span_order = operator.attrgetter("start", "end")
 
 
-# What a chain member that found no markup answers (the chain drops it unread;
-# shared, so never given to a caller that may amend its result).
-_PROBED_NOTHING = ParseResult()
+def _probed_nothing() -> ParseResult:
+    """What a chain member that found no call markup answers: a new result
+    each time, since a dialect may amend the one it is given (a shared one,
+    amended once by gpt_oss, made every later reply look like markup)."""
+    return ParseResult([], "", "", None, True, None, [])
 
 
 def build_result(
@@ -427,7 +429,7 @@ def build_result(
     """
     if not found and probing():
         # A chain is only asking "any calls?": skip the content work.
-        return _PROBED_NOTHING
+        return _probed_nothing()
     if len(found) == 1 and "```" not in text:
         return _one_span_result(text, found[0], dialect, text_parsed, sanitize)
     spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
@@ -437,10 +439,7 @@ def build_result(
         if known or any(_example(span) for span in spans):
             spans = _without_examples(text, spans, known)
             if not spans and probing():
-                # A new result: the shared one is only for members that
-                # found nothing, and a caller that found markup may amend
-                # what it gets (gpt_oss sets ``end``, react the content).
-                return ParseResult()
+                return _probed_nothing()
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []
