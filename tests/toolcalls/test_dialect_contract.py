@@ -115,6 +115,10 @@ WIRE: dict[str, str] = {
         '<dots_function_call>\n<invoke name="HassTurnOn">\n<parameter name="name">'
         "kitchen light</parameter>\n</invoke>\n</dots_function_call>"
     ),
+    "solar_open": (
+        "<|tool_call:start|>HassTurnOn\n<|tool_arg:start|>name<|tool_arg:value|>"
+        "kitchen light<|tool_arg:end|>\n<|tool_call:end|>"
+    ),
     "pangu": f'[unused11][{{"name": "HassTurnOn", "arguments": {ARGS}}}][unused12]',
     "plamo": (
         "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
@@ -209,6 +213,20 @@ MORE_TRUNCATED: list[Any] = [
         '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
         "",
     ),
+    ("solar_open", "Sure.<|tool_call:start|>HassTurnOn\n<|tool_arg:st", "Sure."),
+    (
+        "solar_open",  # cut inside a value
+        "<|tool_call:start|>HassTurnOn\n<|tool_arg:start|>name<|tool_arg:value|>kit",
+        "",
+    ),
+    (
+        "deepseek",  # Step-3: cut inside the steptml invoke
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="HassTurnOn"><steptml:parameter name="name">kitch',
+        "",
+    ),
+    ("hermes", '<tool_call>function\nHassTurnOn\n{"name": "kitch', ""),  # Step-Audio 2
+    ("hermes", '<tool: function>\nHassTurnOn {"name": "kitch', ""),  # CWM
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
     ("pythonic", '<|tool_call_start|>[{"name": "HassTurnOn", "arguments": {"na', ""),
     ("pangu", 'Sure.<|tool_call_start|>[{"name": "HassTurnOn", "arg', "Sure."),

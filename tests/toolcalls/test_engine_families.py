@@ -34,6 +34,10 @@ FAMILY_PRESET = {
     "gigachat": "gigachat",
     "minimax": "minimax",
     "dots": "dots",
+    "step_audio": "step_audio",
+    "step3": "step3",
+    "solar_open": "solar_open",
+    "cwm": "cwm",
     "pangu": "pangu",
     "plamo": "plamo",
 }
@@ -84,4 +88,5 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "fence-example",
         "dots",
     } <= prefixes
+    assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes

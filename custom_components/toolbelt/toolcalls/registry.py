@@ -49,6 +49,7 @@ from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
 from .dialects.react import ReactDialect
 from .dialects.seed_oss import SeedOssDialect
+from .dialects.solar_open import SolarOpenDialect
 from .dialects.xlam import XlamDialect
 from .reading.openers import InlineOpener
 from .text.streaming import DEFAULT_START_MARKERS, StreamDetector
@@ -108,6 +109,7 @@ DIALECTS: dict[str, type[Dialect]] = {
     "gigachat": GigaChatDialect,
     "hy": HyDialect,
     "dots": DotsDialect,
+    "solar_open": SolarOpenDialect,
     "pangu": PanguDialect,
     "plamo": PlamoDialect,
 }
@@ -126,6 +128,7 @@ AUTO_ORDER: tuple[str, ...] = (
     "longcat",
     "internlm",
     "gigachat",
+    "solar_open",
     "pangu",
     "plamo",
     "glm",
@@ -182,6 +185,10 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "internlm": ("internlm",),
     "gigachat": ("gigachat",),
     "dots": ("dots",),
+    "solar_open": ("solar_open",),
+    "step3": ("deepseek",),
+    "step_audio": ("hermes",),
+    "cwm": ("hermes",),
     "pangu": ("pangu",),
     "plamo": ("plamo",),
     "react": ("react",),
@@ -225,6 +232,10 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"intern-?(?:lm|s1)", "internlm"),
         (r"gigachat", "gigachat"),
         (r"dots[.\-_ ]?(?:llm|vlm)", "dots"),
+        (r"solar-?open", "solar_open"),
+        (r"step-?audio", "step_audio"),
+        (r"step-?3(?![.\dp])", "step3"),
+        (r"\bcwm\b", "cwm"),
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),

@@ -6,6 +6,11 @@
 * V3.1: ``<｜tool▁call▁begin｜>fn<｜tool▁sep｜>{..}<｜tool▁call▁end｜>``.
 * V3.2/V4: ``<｜DSML｜function_calls>`` (or ``tool_calls``) with
   ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``.
+* StepFun Step-3 writes the same tokens (``_`` for ``▁``) around a steptml
+  invoke: ``<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke
+  name="fn"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke>``,
+  sometimes with the name on a line of its own before the invoke, or with no
+  ``function<｜tool_sep｜>`` at all.
 
 The tokens are matched loosely: ``|`` for ``｜`` and ``_`` for ``▁`` (what a
 server without the special tokens, or a copy-paste, produces). Reasoning is
@@ -60,6 +65,9 @@ _DSML_PARAM = re.compile(
     r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
 )
 _DSML_PARAM_END = "</｜DSML｜parameter>"
+_STEPTML_INVOKE = re.compile(r'<steptml:invoke\s+name="([^"]+)"\s*>')
+_NAME_LINE = re.compile(r"\s*(?:[A-Za-z_][\w.\-]*+\s*)?")
+_STEPTML_PARAM = re.compile(r'<steptml:parameter\s+name="([^"]+)"\s*>')
 
 
 def _arguments(body: str) -> str:
@@ -74,27 +82,78 @@ def _arguments(body: str) -> str:
     return text.strip()
 
 
-def _dsml_params(body: str) -> list[tuple[str, str, bool]] | None:
+def _tag_params(
+    body: str, opener: re.Pattern[str], closer: str
+) -> list[tuple[str, str, bool]] | None:
     """``(name, text, string="true")`` per parameter; None if one never closes."""
-    opens = list(_DSML_PARAM.finditer(body))
+    opens = list(opener.finditer(body))
     params: list[tuple[str, str, bool]] = []
     for index, param in enumerate(opens):
         limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
-        close = body.rfind(_DSML_PARAM_END, param.end(), limit)
+        close = body.rfind(closer, param.end(), limit)
         if close < 0:
             return None
-        params.append(
-            (param.group(1), body[param.end() : close], param.group(2) == "true")
-        )
+        string = opener.groups > 1 and param.group(2) == "true"
+        params.append((param.group(1), body[param.end() : close], string))
     return params
+
+
+def _invoke_call(
+    catalog: Catalog,
+    name: str,
+    body: str,
+    raw: str,
+    opener: re.Pattern[str],
+    closer: str,
+) -> ToolCall | RejectedCall:
+    """An invoke's call from its parameter tags (typed from the schema) or JSON body."""
+    params = _tag_params(body, opener, closer)
+    if params is None:
+        return RejectedCall(name, raw, "a parameter is never closed")
+    if params:
+        args = typed_text_arguments(catalog, name, [(k, v) for k, v, _ in params])
+        for key, value, is_string in params:
+            if is_string:
+                args[key.strip()] = value
+        return make_call(catalog, name, args, raw=raw, coerce=True)
+    if body.strip():
+        try:
+            return make_call(catalog, name, loads_loose(body.strip()), raw=raw)
+        except LooseJSONError as err:
+            return RejectedCall(name, raw, f"arguments are not JSON: {err}")
+    return make_call(catalog, name, {}, raw=raw)
+
+
+def _steptml_call(
+    catalog: Catalog, body: str, raw: str
+) -> ToolCall | RejectedCall | None:
+    """Step-3's invoke, when ``body`` is one (after an optional name line)."""
+    invoke = _STEPTML_INVOKE.search(body)
+    if invoke is None or not _NAME_LINE.fullmatch(body, 0, invoke.start()):
+        return None
+    close = body.find("</steptml:invoke>", invoke.end())
+    if close < 0:
+        return RejectedCall(invoke.group(1), raw, "call is truncated")
+    return _invoke_call(
+        catalog,
+        invoke.group(1),
+        body[invoke.end() : close],
+        raw,
+        _STEPTML_PARAM,
+        "</steptml:parameter>",
+    )
 
 
 def _one_call(catalog: Catalog, body: str, raw: str) -> ToolCall | RejectedCall | None:
     """``function<sep>name\\n```json…```'' or ``name<sep>{json}``; None if no separator."""
     sep = _SEP.search(body)
     if sep is None:
-        return None
+        return _steptml_call(catalog, body, raw) if "<steptml:" in body else None
     left, right = body[: sep.start()].strip(), body[sep.end() :]
+    if left in ("", "function") and "<steptml:" in right:
+        step = _steptml_call(catalog, right, raw)
+        if step is not None:
+            return step
     if left in ("", "function"):
         line_end = right.find("\n")
         if line_end < 0:
@@ -130,6 +189,8 @@ class DeepSeekDialect(Dialect):
         "<｜DSML｜tool_calls>",
         "<|tool▁calls▁begin|>",
         "<|tool_calls_begin|>",
+        "<｜tool_calls_begin｜>",
+        "<｜tool_call_begin｜>",
     )
     triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
     cleans = ("tool",)
@@ -243,29 +304,14 @@ class DeepSeekDialect(Dialect):
                         )
                     )
                     continue
-                body = text[inv.end() : inv_close]
-                params = _dsml_params(body)
-                if params is None:
-                    call: ToolCall | RejectedCall = RejectedCall(
-                        name, raw, "a parameter is never closed"
-                    )
-                elif params:
-                    args = typed_text_arguments(
-                        catalog, name, [(k, v) for k, v, _ in params]
-                    )
-                    for key, value, is_string in params:
-                        if is_string:
-                            args[key.strip()] = value
-                    call = make_call(catalog, name, args, raw=raw, coerce=True)
-                elif body.strip():
-                    try:
-                        call = make_call(
-                            catalog, name, loads_loose(body.strip()), raw=raw
-                        )
-                    except LooseJSONError as err:
-                        call = RejectedCall(name, raw, f"arguments are not JSON: {err}")
-                else:
-                    call = make_call(catalog, name, {}, raw=raw)
+                call = _invoke_call(
+                    catalog,
+                    name,
+                    text[inv.end() : inv_close],
+                    raw,
+                    _DSML_PARAM,
+                    _DSML_PARAM_END,
+                )
                 found.append(Found(block.start(), block_end, call))
         return found
 

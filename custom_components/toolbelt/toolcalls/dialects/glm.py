@@ -36,11 +36,11 @@ __all__ = ["GLM_TAGS", "ArgTags", "GlmDialect", "arg_tag_calls"]
 
 @dataclass(frozen=True, slots=True)
 class ArgTags:
-    """The tag names of one key/value call format, and its patterns."""
+    """The tokens of one key/value call format, and its patterns."""
 
-    call: str
-    key: str
-    value: str
+    call_open: str
+    # What a call cut off inside its arguments starts with, after a pair.
+    cut: tuple[str, ...]
     head: re.Pattern[str]
     pair: re.Pattern[str]
     close: re.Pattern[str]
@@ -49,22 +49,45 @@ class ArgTags:
     def named(cls, call: str, key: str, value: str, sep: str = "") -> ArgTags:
         """``<call>NAME<key>k</key><value>v</value></call>`` with these names;
         ``sep``: a tag the format may write between the name and the pairs."""
-        c, k, v = (re.escape(n) for n in (call, key, value))
-        after = rf"(?:<{re.escape(sep)}>\s*)?" if sep else ""
+        return cls.tokens(
+            (f"<{call}>", f"</{call}>"),
+            (f"<{key}>", f"</{key}>"),
+            (f"<{value}>", f"</{value}>"),
+            cut=(f"<{key}", f"<{value}"),
+            sep=f"<{sep}>" if sep else "",
+        )
+
+    @classmethod
+    def tokens(
+        cls,
+        call: tuple[str, str],
+        key: tuple[str, str],
+        value: tuple[str, str],
+        *,
+        cut: tuple[str, ...],
+        stops: tuple[str, ...] = (),
+        sep: str = "",
+    ) -> ArgTags:
+        """``CALL NAME KEY k /KEY VALUE v /VALUE /CALL`` with these (opener,
+        closer) tokens; a value opener may be empty (Solar Open's key closer
+        opens the value, whose blanks are kept). A name ends at a key, the
+        call's closer, the end of the text or one of ``stops``; ``sep`` is a
+        token the format may write between the name and the pairs."""
+        c, cc, k, kc, v, vc = (re.escape(t) for t in (*call, *key, *value))
+        v = rf"\s*{v}" if v else ""
+        ends = "|".join((k, cc, *map(re.escape, stops), "$"))
+        after = rf"(?:{re.escape(sep)}\s*)?" if sep else ""
         return cls(
-            call=call,
-            key=key,
-            value=value,
+            call_open=call[0],
+            cut=cut,
             # Possessive name: giving characters back can never help, only
             # cost (a long dotted name that is not a call would be tried again
             # at every length).
-            head=re.compile(
-                rf"<{c}>\s*([A-Za-z_][\w.\-]*+)\s*{after}(?=<{k}>|</{c}>|$)"
-            ),
+            head=re.compile(rf"{c}\s*([A-Za-z_][\w.\-]*+)\s*{after}(?={ends})"),
             # Keys hold no tags, so a never-closed value cannot make the key
             # backtrack.
-            pair=re.compile(rf"\s*<{k}>([^<]*)</{k}>\s*<{v}>(.*?)</{v}>", re.S),
-            close=re.compile(rf"\s*</{c}>"),
+            pair=re.compile(rf"\s*{k}([^<]*){kc}{v}(.*?){vc}", re.S),
+            close=re.compile(rf"\s*{cc}"),
         )
 
 
@@ -117,10 +140,12 @@ def arg_tag_calls(text: str, catalog: Catalog, tags: ArgTags) -> list[Found]:
             pairs.append((pair.group(1), pair.group(2)))
             pos = pair.end()
         close = tags.close.match(text, pos)
-        rest = text[skip_ws(text, pos) : skip_ws(text, pos) + len(tags.call) + 2]
+        rest = text[skip_ws(text, pos) : skip_ws(text, pos) + len(tags.call_open)]
         if close is not None:
             end = close.end()
-        elif not rest or rest.startswith((f"<{tags.key}", f"<{tags.value}")):
+        elif rest.startswith(tags.call_open):
+            end = pos  # the next call starts; this one just lacks its closer
+        elif not rest or rest.startswith(tags.cut):
             # Never closed, or cut off inside a key or value.
             raw = text[head.start() :]
             found.append(
@@ -131,8 +156,6 @@ def arg_tag_calls(text: str, catalog: Catalog, tags: ArgTags) -> list[Found]:
                 )
             )
             break
-        elif rest.startswith(f"<{tags.call}>"):
-            end = pos  # the next call starts; this one just lacks its closer
         else:
             continue  # not this format's markup
         raw = text[head.start() : end]

@@ -3,7 +3,10 @@
 Also the wrappers llama.cpp accepts (``<function_call>``, ``<tool>``,
 ``<tools>``, ``<response>``, ``<json>``, ``<xml>``, ``<function name="..">``,
 ``<function=..>``), arrays inside the tag, an unclosed tag, and a bare JSON
-call at the very start of the reply.
+call at the very start of the reply. Two families name the tool before its
+JSON arguments: Step-Audio 2 (``<tool_call>function\nNAME\n{..}</tool_call>``)
+and Meta's CWM (``<tool: function>\nNAME {..}\n</tool>``; a rest that is not
+JSON is the tool's ``command``, as vLLM reads it).
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ from ..reading.jsonrepair import (
     find_json_end,
     loads_loose,
 )
-from ..reading.markup import prefer_outside_reasoning, too_many, without_mentions
+from ..reading.markup import (
+    Finder,
+    prefer_outside_reasoning,
+    too_many,
+    without_mentions,
+)
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.scan import (
     MAX_BLOCKS,
@@ -64,6 +72,13 @@ _MAX_OPENERS = 256
 _FUNCTION_TAG = re.compile(
     r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""
 )
+# Step-Audio 2's body: the call type on its own line, then the tool's name.
+_TYPED_NAME = re.compile(
+    r"function[ \t]*\r?\n[ \t]*([A-Za-z_][\w.\-]*+)[ \t]*(?=\r?\n|$)"
+)
+# CWM: ``<tool: LABEL>`` (the label says nothing), the name, then the arguments.
+_LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>")
+_NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
 
 
 def _tag_calls(
@@ -82,6 +97,11 @@ def _tag_calls(
                     if not calls:
                         found.append(Found(start, end, None))
                     continue
+            if strong and (named := _TYPED_NAME.match(text, pos, body_end)):
+                raw = text[start:end]
+                call = _named_call(text, named, body_end, raw, catalog, id_style)
+                found.append(Found(start, end, call))
+                continue
             if strong:
                 body = text[body_start:body_end].strip()
                 # No closer (body_end == end) means generation stopped inside.
@@ -155,6 +175,74 @@ def json_block(
         return [Found(start, end, None)]  # an empty block
     reason = "call is truncated" if body_end == end else "not a call"
     return [Found(start, end, RejectedCall("", text[start:end], reason))]
+
+
+def _named_call(
+    text: str,
+    name: re.Match[str],
+    body_end: int,
+    raw: str,
+    catalog: Catalog,
+    id_style: str,
+    *,
+    command: bool = False,
+) -> ToolCall | RejectedCall:
+    """The call of a body that names its tool, then writes its JSON arguments.
+
+    ``command``: a rest that is not JSON is the tool's ``command`` (CWM).
+    """
+    rest = text[name.end() : body_end].strip()
+    if not rest:
+        return make_call(catalog, name.group(1), {}, raw=raw, id_style=id_style)
+    if command and rest[0] not in "{[":
+        args: Any = {"command": rest}
+    else:
+        try:
+            args = loads_loose(rest)
+        except TruncatedJSONError:
+            return RejectedCall(name.group(1), raw, "call is truncated")
+        except LooseJSONError as err:
+            return RejectedCall(name.group(1), raw, f"arguments are not JSON: {err}")
+    return make_call(catalog, name.group(1), args, raw=raw, id_style=id_style)
+
+
+def _labelled_tool_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
+    """CWM's ``<tool: function>\\nNAME {..}\\n</tool>`` blocks; an unclosed
+    one was cut off (it runs to the next block or the end)."""
+    found: list[Found] = []
+    finder = Finder(text)
+    for match in _LABELLED_TOOL.finditer(text):
+        if too_many(found, text, match.start()):
+            break
+        close = finder.find("</tool>", match.end())
+        following = _LABELLED_TOOL.search(text, match.end())
+        limit = following.start() if following else len(text)
+        if 0 <= close < limit:
+            body_end, end = close, close + len("</tool>")
+        else:
+            body_end = end = limit
+        raw = text[match.start() : end]
+        pos = skip_ws(text, match.end(), body_end)
+        if pos < body_end and text[pos] in "{[":  # a Hermes JSON body
+            calls = body_calls(text, pos, body_end, catalog, id_style)
+            if calls:
+                found += [Found(match.start(), end, call) for call in calls]
+                continue
+        name = _NAME_FIRST.match(text, match.end(), body_end)
+        if name is None:
+            call: ToolCall | RejectedCall | None = (
+                None
+                if not text[match.end() : body_end].strip()
+                else RejectedCall("", raw, "call names no tool")
+            )
+        elif body_end == end:
+            call = RejectedCall(name.group(1), raw, "call is truncated")
+        else:
+            call = _named_call(
+                text, name, body_end, raw, catalog, id_style, command=True
+            )
+        found.append(Found(match.start(), end, call))
+    return found
 
 
 def _invalid_reason(text: str, pos: int, limit: int) -> str:
@@ -247,6 +335,8 @@ def parse_tagged(
     found = _tag_calls(text, catalog, tags, id_style)
     if function_tags and "<function" in text:
         found.extend(_function_tag_calls(text, catalog, id_style))
+    if function_tags and "<tool:" in text:
+        found.extend(_labelled_tool_calls(text, catalog, id_style))
     if bare and _json_outside(text, found):
         # The default id style passed as no keyword: one shared scan (memo).
         style: dict[str, Any] = {} if id_style == "openai" else {"id_style": id_style}
@@ -282,6 +372,7 @@ class HermesDialect(Dialect):
         "<function name=",
         "<tools>",
         "<tool>",
+        "<tool:",
     )
     # A call object anywhere in prose counts (``scan.prose_json_calls``).
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)

@@ -48,6 +48,7 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<think>", "</think>"),
     ("<seed:think>", "</seed:think>"),
     ("<|START_THINKING|>", "<|END_THINKING|>"),
+    ("<|think:start|>", "<|think:end|>"),
     ("<|channel>thought", "<channel|>"),
     ("<|inner_prefix|>", "<|inner_suffix|>"),
 )
