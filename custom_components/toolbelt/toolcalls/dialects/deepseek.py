@@ -15,6 +15,7 @@ there is no call after it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import re
 from typing import TYPE_CHECKING, override
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult
 
-__all__ = ["DeepSeekDialect"]
+__all__ = ["DeepSeekDialect", "InvokeMarkup", "invoke_calls"]
 
 
 def _token(words: str) -> str:
@@ -54,12 +55,30 @@ _CALL_END = re.compile(_token("tool call end"))
 _SEP = re.compile(_token("tool sep"))
 _ANY_TOKEN = re.compile(r"<[｜|]\s*tool[▁_ ][^<>｜|]{0,30}[｜|]>")
 
-_DSML_BLOCK = re.compile(r"<｜DSML｜(function_calls|tool_calls)>")
-_DSML_INVOKE = re.compile(r'<｜DSML｜invoke\s+name="([^"]+)"\s*>')
-_DSML_PARAM = re.compile(
-    r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
-)
-_DSML_PARAM_END = "</｜DSML｜parameter>"
+
+@dataclass(frozen=True, slots=True)
+class InvokeMarkup:
+    """DSML's tags under one word: DeepSeek's ``DSML``, GigaChat 3.5's ``GCML``."""
+
+    block: re.Pattern[str]
+    invoke: re.Pattern[str]
+    param: re.Pattern[str]
+    word: str
+
+    @classmethod
+    def of(cls, word: str) -> InvokeMarkup:
+        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ..."""
+        return cls(
+            re.compile(rf"<｜{word}｜(function_calls|tool_calls)>"),
+            re.compile(rf'<｜{word}｜invoke\s+name="([^"]+)"\s*>'),
+            re.compile(
+                rf'<｜{word}｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
+            ),
+            word,
+        )
+
+
+_DSML = InvokeMarkup.of("DSML")
 
 
 def _arguments(body: str) -> str:
@@ -74,13 +93,14 @@ def _arguments(body: str) -> str:
     return text.strip()
 
 
-def _dsml_params(body: str) -> list[tuple[str, str, bool]] | None:
+def _dsml_params(tags: InvokeMarkup, body: str) -> list[tuple[str, str, bool]] | None:
     """``(name, text, string="true")`` per parameter; None if one never closes."""
-    opens = list(_DSML_PARAM.finditer(body))
+    opens = list(tags.param.finditer(body))
     params: list[tuple[str, str, bool]] = []
+    closer = f"</｜{tags.word}｜parameter>"
     for index, param in enumerate(opens):
         limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
-        close = body.rfind(_DSML_PARAM_END, param.end(), limit)
+        close = body.rfind(closer, param.end(), limit)
         if close < 0:
             return None
         params.append(
@@ -118,6 +138,61 @@ def _one_call(catalog: Catalog, body: str, raw: str) -> ToolCall | RejectedCall 
     return make_call(catalog, name, args, raw=raw)
 
 
+def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]:
+    """The calls of every ``<｜WORD｜tool_calls>`` block, a block cut off refused."""
+    found: list[Found] = []
+    finder = Finder(text)
+    for block in tags.block.finditer(text):
+        if too_many(found, text, block.start()):
+            break
+        closer = f"</｜{tags.word}｜{block.group(1)}>"
+        close = finder.find(closer, block.end())
+        block_end = close + len(closer) if close >= 0 else len(text)
+        body_end = close if close >= 0 else len(text)
+        invokes = list(tags.invoke.finditer(text, block.end(), body_end))
+        if not invokes:  # a block that names no call is still no reply text
+            found.append(Found(block.start(), block_end, None))
+        for index, inv in enumerate(invokes):
+            if too_many(found, text, inv.start()):
+                break
+            limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+            inv_close = text.find(f"</｜{tags.word}｜invoke>", inv.end(), limit)
+            raw = text[inv.start() : limit]
+            name = inv.group(1)
+            if inv_close < 0:
+                found.append(
+                    Found(
+                        block.start(),
+                        block_end,
+                        RejectedCall(name, raw, "call is truncated"),
+                    )
+                )
+                continue
+            body = text[inv.end() : inv_close]
+            params = _dsml_params(tags, body)
+            if params is None:
+                call: ToolCall | RejectedCall = RejectedCall(
+                    name, raw, "a parameter is never closed"
+                )
+            elif params:
+                args = typed_text_arguments(
+                    catalog, name, [(k, v) for k, v, _ in params]
+                )
+                for key, value, is_string in params:
+                    if is_string:
+                        args[key.strip()] = value
+                call = make_call(catalog, name, args, raw=raw, coerce=True)
+            elif body.strip():
+                try:
+                    call = make_call(catalog, name, loads_loose(body.strip()), raw=raw)
+                except LooseJSONError as err:
+                    call = RejectedCall(name, raw, f"arguments are not JSON: {err}")
+            else:
+                call = make_call(catalog, name, {}, raw=raw)
+            found.append(Found(block.start(), block_end, call))
+    return found
+
+
 class DeepSeekDialect(Dialect):
     """DeepSeek tool-call tokens (R1, V3, V3.1) and DSML (V3.2, V4)."""
 
@@ -153,7 +228,7 @@ class DeepSeekDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._token_calls(text, catalog)
         if "DSML" in text:
-            found += self._dsml(text, catalog)
+            found += invoke_calls(text, catalog, _DSML)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
@@ -212,61 +287,6 @@ class DeepSeekDialect(Dialect):
             found.extend(
                 Found(m.start(), m.end(), None) for m in pattern.finditer(text)
             )
-        return found
-
-    def _dsml(self, text: str, catalog: Catalog) -> list[Found]:
-        found: list[Found] = []
-        finder = Finder(text)
-        for block in _DSML_BLOCK.finditer(text):
-            if too_many(found, text, block.start()):
-                break
-            closer = f"</｜DSML｜{block.group(1)}>"
-            close = finder.find(closer, block.end())
-            block_end = close + len(closer) if close >= 0 else len(text)
-            body_end = close if close >= 0 else len(text)
-            invokes = list(_DSML_INVOKE.finditer(text, block.end(), body_end))
-            for index, inv in enumerate(invokes):
-                if too_many(found, text, inv.start()):
-                    break
-                limit = (
-                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-                )
-                inv_close = text.find("</｜DSML｜invoke>", inv.end(), limit)
-                raw = text[inv.start() : limit]
-                name = inv.group(1)
-                if inv_close < 0:
-                    found.append(
-                        Found(
-                            block.start(),
-                            block_end,
-                            RejectedCall(name, raw, "call is truncated"),
-                        )
-                    )
-                    continue
-                body = text[inv.end() : inv_close]
-                params = _dsml_params(body)
-                if params is None:
-                    call: ToolCall | RejectedCall = RejectedCall(
-                        name, raw, "a parameter is never closed"
-                    )
-                elif params:
-                    args = typed_text_arguments(
-                        catalog, name, [(k, v) for k, v, _ in params]
-                    )
-                    for key, value, is_string in params:
-                        if is_string:
-                            args[key.strip()] = value
-                    call = make_call(catalog, name, args, raw=raw, coerce=True)
-                elif body.strip():
-                    try:
-                        call = make_call(
-                            catalog, name, loads_loose(body.strip()), raw=raw
-                        )
-                    except LooseJSONError as err:
-                        call = RejectedCall(name, raw, f"arguments are not JSON: {err}")
-                else:
-                    call = make_call(catalog, name, {}, raw=raw)
-                found.append(Found(block.start(), block_end, call))
         return found
 
     @override
