@@ -33,6 +33,7 @@ FAMILY_PRESET = {
     "internlm": "internlm",
     "gigachat": "gigachat",
     "minimax": "minimax",
+    "kimi": "kimi",
 }
 
 
@@ -77,6 +78,8 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "jamba",
         "internlm",
         "gigachat",
+        "gigachat35",
+        "kimik3",
         "minimaxm3",
         "fence-example",
     } <= prefixes

@@ -16,6 +16,7 @@ there is no call after it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import json
 import re
 from typing import TYPE_CHECKING, override
 
@@ -138,6 +139,18 @@ def _one_call(catalog: Catalog, body: str, raw: str) -> ToolCall | RejectedCall 
     return make_call(catalog, name, args, raw=raw)
 
 
+def _json_string(value: str) -> str | None:
+    """The text of a JSON string literal (``"hello"``), else None."""
+    value = value.strip()
+    if len(value) < 2 or value[0] != '"':
+        return None
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, str) else None
+
+
 def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]:
     """The calls of every ``<｜WORD｜tool_calls>`` block, a block cut off refused."""
     found: list[Found] = []
@@ -181,6 +194,8 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
                 for key, value, is_string in params:
                     if is_string:
                         args[key.strip()] = value
+                    elif (text_value := _json_string(value)) is not None:
+                        args[key.strip()] = text_value  # string="false": JSON
                 call = make_call(catalog, name, args, raw=raw, coerce=True)
             elif body.strip():
                 try:

@@ -50,6 +50,7 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),
     ("<|channel>thought", "<channel|>"),
     ("<|inner_prefix|>", "<|inner_suffix|>"),
+    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3
 )
 
 

@@ -474,6 +474,12 @@ class StreamDetector:
         if special is not None and (match is None or special.start() < match.start()):
             start = special.start()
             special_token = _SPECIAL.match(buf, start)
+            if special_token is not None and buf[start:] in self._prefixes:
+                # It may still grow into a watched word (Kimi K3's
+                # ``<|open|>`` into ``<|open|>response<|sep|>``): wait.
+                out.append(buf[:start])
+                self._buf = buf[start:]
+                return False
             if special_token is not None:
                 out.append(buf[:start])
                 self._buf = buf[special_token.end() :]
