@@ -107,6 +107,14 @@ WIRE: dict[str, str] = {
         "<|message_sep|>\n\nfunction call<|role_sep|>\n"
         f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
     ),
+    "pangu": f'[unused11][{{"name": "HassTurnOn", "arguments": {ARGS}}}][unused12]',
+    "plamo": (
+        "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+        "<|plamo:begin_tool_name:plamo|>HassTurnOn<|plamo:end_tool_name:plamo|>"
+        "<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>"
+        f"{ARGS}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+        "<|plamo:end_tool_requests:plamo|><|plamo:tag|>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -187,6 +195,14 @@ MORE_TRUNCATED: list[Any] = [
         "",
     ),
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
+    ("pythonic", '<|tool_call_start|>[{"name": "HassTurnOn", "arguments": {"na', ""),
+    ("pangu", 'Sure.<|tool_call_start|>[{"name": "HassTurnOn", "arg', "Sure."),
+    (
+        "plamo",  # cut before the name closes
+        "Okay.<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+        "<|plamo:begin_tool_name:plamo|>HassTu",
+        "Okay.",
+    ),
     ("pythonic", "[HassTurnOn(name='a'), HassTurnOff(", ""),
     (
         "seed_oss",  # llama.cpp: a parameter value still streaming
@@ -314,6 +330,17 @@ MORE_PROSE: list[Any] = [
         "gigachat",
         "A function call is not needed: the light is on.",
         "A function call is not needed: the light is on.",
+    ),
+    (
+        "pangu",
+        "[unused16]No call needed.[unused17]The light is on.",
+        "The light is on.",
+    ),
+    (
+        "plamo",  # reasoning, then the answer and the end of the turn
+        "<|plamo:begin_think:plamo|>simple<|plamo:end_think:plamo|>It is on."
+        "<|plamo:tag|>",
+        "It is on.",
     ),
 ]
 

@@ -361,3 +361,17 @@ def test_empty_block_means_no_calls(body):
     ):
         assert result.calls == []
         assert result.content == "Ok."
+
+
+@pytest.mark.parametrize("dialect", ["pythonic", "minicpm"])
+def test_a_json_call_list_between_the_tokens_is_read(dialect):
+    """openPangu v2 writes a JSON list between LFM2's and MiniCPM's tokens
+    (vLLM test_openpanguv2_tool_parser.py); a "(" in a value is no Python call."""
+    raw = (
+        f'Sure.{S}[{{"name": "HassTurnOn", "arguments": {{"name": "lamp (left)"}}}}, '
+        f'{{"name": "delete_all", "arguments": {{}}}}]{E}'
+    )
+    result = parse(dialect, raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp (left)"}))
+    assert [r.reason for r in result.rejected] == ["unknown tool: delete_all"]
+    assert result.content == "Sure."

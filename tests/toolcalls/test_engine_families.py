@@ -33,6 +33,8 @@ FAMILY_PRESET = {
     "internlm": "internlm",
     "gigachat": "gigachat",
     "minimax": "minimax",
+    "pangu": "pangu",
+    "plamo": "plamo",
     "kimi": "kimi",
 }
 
@@ -83,3 +85,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "minimaxm3",
         "fence-example",
     } <= prefixes
+    assert {"pangu", "openpangu2", "plamo3"} <= prefixes

@@ -91,6 +91,8 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("internlm3-8b-instruct", ("internlm",)),
         ("intern-s1-mini", ("internlm",)),
         ("ai-sage/GigaChat3-10B-A1.8B", ("gigachat",)),
+        ("openPangu-Embedded-7B", ("pangu",)),
+        ("plamo-3-8b", ("plamo",)),
         ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),

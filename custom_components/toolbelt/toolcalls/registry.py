@@ -39,7 +39,9 @@ from .dialects.mistral import MistralDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
 from .dialects.olmo3 import Olmo3Dialect
+from .dialects.pangu import PanguDialect
 from .dialects.phi4_functools import FunctoolsDialect
+from .dialects.plamo import PlamoDialect
 from .dialects.pythonic import PythonicDialect
 from .dialects.qwen import QwenDialect
 from .dialects.qwen3_coder_xml import Qwen3CoderXmlDialect
@@ -102,6 +104,8 @@ DIALECTS: dict[str, type[Dialect]] = {
     "longcat": LongCatDialect,
     "internlm": InternLmDialect,
     "gigachat": GigaChatDialect,
+    "pangu": PanguDialect,
+    "plamo": PlamoDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -116,6 +120,8 @@ AUTO_ORDER: tuple[str, ...] = (
     "longcat",
     "internlm",
     "gigachat",
+    "pangu",
+    "plamo",
     "glm",
     "nemotron",
     "apertus",
@@ -169,6 +175,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "longcat": ("longcat",),
     "internlm": ("internlm",),
     "gigachat": ("gigachat",),
+    "pangu": ("pangu",),
+    "plamo": ("plamo",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -209,6 +217,8 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"longcat", "longcat"),
         (r"intern-?(?:lm|s1)", "internlm"),
         (r"gigachat", "gigachat"),
+        (r"pangu", "pangu"),
+        (r"plamo", "plamo"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

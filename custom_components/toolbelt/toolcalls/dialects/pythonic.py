@@ -2,7 +2,8 @@
 
 Llama 4 may wrap the list in ``<|python_start|>…<|python_end|>`` and LFM2 in
 ``<|tool_call_start|>…<|tool_call_end|>`` (MiniCPM puts calls one per line in
-a ```` ```python ```` fence between those tokens). Without markers a list only counts
+a ```` ```python ```` fence between those tokens; openPangu v2 a JSON call
+list, read here too). Without markers a list only counts
 at the start of the reply, or later when every name in it is a catalog tool; a
 bare ``name(args)`` counts only when it is the whole reply and names a
 catalog tool, so prose like "The GetLiveContext() tool returns…" stays prose.
@@ -37,6 +38,7 @@ from ..reading.pylenient import (
     python_end,
     salvage_python_calls,
 )
+from ..reading.scan import json_calls_at, skip_ws
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -203,6 +205,29 @@ def _unfenced(body: str) -> str:
     return body
 
 
+def _json_body(text: str, start: int, end: int) -> int:
+    """Where a block body written as a JSON call object or list starts, or -1."""
+    pos = skip_ws(text, start, end)
+    first = skip_ws(text, pos + 1, end) if text.startswith("[", pos, end) else pos
+    return pos if text.startswith("{", first, end) else -1
+
+
+def _block_calls(
+    catalog: Catalog, text: str, json_span: tuple[int, int], body: str, raw: str
+) -> list[ToolCall | RejectedCall] | None:
+    """A block's calls: a JSON call list where ``json_span`` starts at one
+    (openPangu v2 writes one between LFM2's tokens; the block owns it, so the
+    prose reader leaves it alone), else Python calls. None when unreadable."""
+    start, end = json_span
+    if start >= 0:
+        result = json_calls_at(text, start, catalog, limit=end)
+        return None if result is None else result[0]
+    try:
+        return python_calls(catalog, body, raw=raw)
+    except PyCallError:
+        return None
+
+
 def marked_python_blocks(
     text: str, catalog: Catalog, blocks: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> list[Found]:
@@ -233,13 +258,13 @@ def marked_python_blocks(
                     end, close_len = idx, len(closer)
             raw = text[pos : end + close_len]
             body = _unfenced(text[body_start:end].strip())
+            json_at = _json_body(text, body_start, end)
             if body.replace(" ", "") == "[]":
                 found.append(Found(pos, end + close_len, None))  # "no calls"
                 recognized = True
-            elif "(" in body:
-                try:
-                    calls = python_calls(catalog, body, raw=raw)
-                except PyCallError:
+            elif json_at >= 0 or "(" in body:
+                calls = _block_calls(catalog, text, (json_at, end), body, raw)
+                if calls is None:
                     reason = (
                         "not a valid call list" if close_len else "call is truncated"
                     )
