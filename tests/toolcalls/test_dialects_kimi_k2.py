@@ -205,3 +205,10 @@ def test_k3_streaming_shows_only_the_answer(size):
     released, holding = stream("kimi_k2", raw, size=size)
     assert holding
     assert released == "Turning it on."
+
+
+@pytest.mark.parametrize("size", [1, 4])
+def test_k3_a_reply_ending_on_a_channel_token_does_not_speak_it(size):
+    released, holding = stream("kimi_k2", "It is on.<|open|>", size=size)
+    assert not holding
+    assert released == "It is on."

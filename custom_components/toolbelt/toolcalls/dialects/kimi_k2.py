@@ -71,7 +71,6 @@ _X_ARG = re.compile(r"<\|open\|>\s*argument\s((?:(?!<\|sep\|>)[^\n])*)<\|sep\|>"
 _X_ARG_END = re.compile(r"<\|close\|>\s*argument\s*<\|sep\|>")
 _X_TOOLS = re.compile(r"<\|(?:open|close)\|>\s*tools\s*<\|sep\|>")
 _X_ATTR = re.compile(r'(\w+)="([^"]*)"')
-_X_TRUNCATED = "truncated"  # an argument cut off: the call is refused
 register_reasoning_delimiters(
     "<|open|>think<|sep|>", "<|close|>think<|sep|>", lone_closer=True
 )
@@ -94,22 +93,22 @@ def _attrs(text: str) -> dict[str, str]:
     }
 
 
-def _xtml_arguments(body: str) -> dict[str, Any] | str:
-    """The ``argument`` channels of one call, or why they cannot be read."""
+def _xtml_arguments(body: str) -> dict[str, Any] | None:
+    """The ``argument`` channels of one call; None when one is cut off."""
     args: dict[str, Any] = {}
     opens = list(_X_ARG.finditer(body))
     for index, arg in enumerate(opens):
         limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
         close = _X_ARG_END.search(body, arg.end(), limit)
         if close is None:
-            return _X_TRUNCATED
+            return None
         attrs = _attrs(arg.group(1))
         value: Any = body[arg.end() : close.start()]
         if attrs.get("type", "string") != "string":
             try:
                 value = loads_loose(value.strip())
             except TruncatedJSONError:
-                return _X_TRUNCATED
+                return None
             except LooseJSONError:
                 pass  # kept as text, as the engines do; the schema decides
         args[attrs.get("key", "")] = value
@@ -128,8 +127,8 @@ def _xtml_calls(text: str, catalog: Catalog) -> list[Found]:
         end = close.end() if close else limit
         raw = text[call.start() : end]
         name = _attrs(call.group(1)).get("tool", "")
-        args = _xtml_arguments(text[call.end() : close.start()]) if close else ""
-        if isinstance(args, str):
+        args = _xtml_arguments(text[call.end() : close.start()]) if close else None
+        if args is None:
             result: ToolCall | RejectedCall = RejectedCall(
                 name, raw, "call is truncated"
             )

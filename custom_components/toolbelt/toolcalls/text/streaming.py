@@ -359,7 +359,9 @@ class StreamDetector:
         if self._mode != _TEXT:
             self._buf = ""
             return ""
-        text, self._buf = "".join(self._held) + self._buf, ""
+        # A special token held while it might grow into a watched word.
+        tail = _SPECIAL.sub("", self._buf) if "<" in self._buf else self._buf
+        text, self._buf = "".join(self._held) + tail, ""
         self._held.clear()
         for word in self._dropped:  # a format word the stream ended on
             if text.endswith(word):
