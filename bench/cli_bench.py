@@ -64,6 +64,8 @@ ISSUE_23_DIALECTS = (
     "longcat",
     "internlm",
     "gigachat",
+    "hy",
+    "dots",
 )
 
 # The CLI as ``python -m`` runs it: ``run()`` answers stdin.

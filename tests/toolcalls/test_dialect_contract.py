@@ -107,6 +107,14 @@ WIRE: dict[str, str] = {
         "<|message_sep|>\n\nfunction call<|role_sep|>\n"
         f'{{"name": "HassTurnOn", "arguments": {ARGS}}}'
     ),
+    "hy": (
+        "<tool_calls>\n<tool_call>HassTurnOn<tool_sep>\n<arg_key>name</arg_key>\n"
+        "<arg_value>kitchen light</arg_value>\n</tool_call>\n</tool_calls>"
+    ),
+    "dots": (
+        '<dots_function_call>\n<invoke name="HassTurnOn">\n<parameter name="name">'
+        "kitchen light</parameter>\n</invoke>\n</dots_function_call>"
+    ),
     "pangu": f'[unused11][{{"name": "HassTurnOn", "arguments": {ARGS}}}][unused12]',
     "plamo": (
         "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
@@ -189,6 +197,13 @@ MORE_TRUNCATED: list[Any] = [
         "<longcat_arg_value>kitch",
         "",
     ),
+    (
+        "hy",  # HY 4 with a checkpoint's suffix on every tag, cut inside a value
+        "Sure.<tool_calls:opensource><tool_call:opensource>HassTurnOn"
+        "<arg_key:opensource>name</arg_key:opensource><arg_value:opensource>kitch",
+        "Sure.",
+    ),
+    ("dots", '<dots_function_call>{"name": "HassTurnOn", "arguments": {"name": "k', ""),
     (
         "gigachat",  # GigaChat 3.1 header
         '<|function_call|>{"name": "HassTurnOn", "arguments": {"name": "kitch',
@@ -410,6 +425,27 @@ def test_unknown_tool_is_refused_with_the_reason(dialect: str) -> None:
         assert result.calls == []
         assert [r.reason for r in result.rejected] == [UNKNOWN]
         assert result.content == ""
+
+
+def _example(dialect: str) -> str:
+    """An answer that shows the dialect's call syntax with a placeholder name."""
+    shown = WIRE[dialect].replace("HassTurnOn", "function_name")
+    return f"{dialect} writes calls like this:\n```\n{shown}\n```\nThen it waits."
+
+
+@pytest.mark.parametrize("dialect", TEXT_DIALECTS)
+def test_a_fenced_example_of_the_syntax_stays_whole(dialect: str) -> None:
+    """README: a closed fence whose calls name a placeholder is an example."""
+    raw = _example(dialect)
+    # MiniCPM's own inner fence closes the outer one: its end token then
+    # stands outside any fence and goes as leaked scaffolding.
+    content = raw.replace("<|tool_call_end|>\n", "") if dialect == "minicpm" else raw
+    for result in (parse(dialect, raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert result.content == content
+    # Nothing of the example stays behind for the next reply.
+    assert parse_auto("The light is on.").content == "The light is on."
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,7 @@ FAMILY_PRESET = {
     "internlm": "internlm",
     "gigachat": "gigachat",
     "minimax": "minimax",
+    "dots": "dots",
     "pangu": "pangu",
     "plamo": "plamo",
     "kimi": "kimi",
@@ -84,5 +85,6 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "kimik3",
         "minimaxm3",
         "fence-example",
+        "dots",
     } <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes

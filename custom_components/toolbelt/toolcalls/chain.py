@@ -141,6 +141,7 @@ class ChainDialect(Dialect):
 
     def _best(self, text: str, catalog: Catalog) -> ParseResult | None:
         refused: ParseResult | None = None
+        refusers: list[_Member] = []
         best: ParseResult | None = None
         empty: set[str] = set()  # members that read the reply and found nothing
         present = 0
@@ -174,11 +175,31 @@ class ChainDialect(Dialect):
                 if result.rejected or result.end is not None:
                     if refused is None:
                         refused = result
+                    refusers.append(member)
                 else:
                     empty.add(dialect.name)
         if best is not None:
             return best
+        reply = current_reply()
+        if refused is not None and reply is not None and reply.examples:
+            # A member read a fence as an example of call syntax: what the
+            # members before it refused there was that example, unread.
+            return self._refused_again(text, catalog, refusers)
         return refused
+
+    @staticmethod
+    def _refused_again(
+        text: str, catalog: Catalog, refusers: list[_Member]
+    ) -> ParseResult | None:
+        """The first refusal left once the example fences are known."""
+        for member in refusers:
+            try:
+                result = member.parse(member.dialect, text, catalog)
+            except Exception as err:  # the guard's promise, kept here
+                result = parse_failed(member.dialect, text, err)
+            if result.rejected or result.end is not None:
+                return result
+        return None
 
     @override
     def sanitize(self, text: str) -> str:

@@ -20,6 +20,7 @@ from .dialects.apriel import AprielDialect
 from .dialects.base import Dialect
 from .dialects.command_r import CommandRDialect
 from .dialects.deepseek import DeepSeekDialect
+from .dialects.dots import DotsDialect
 from .dialects.functionary import FunctionaryDialect
 from .dialects.gemma import GemmaDialect
 from .dialects.gigachat import GigaChatDialect
@@ -28,6 +29,7 @@ from .dialects.gpt_oss import GptOssDialect
 from .dialects.granite import GraniteDialect
 from .dialects.hermes import HermesDialect
 from .dialects.home_llm import HomeLlmDialect
+from .dialects.hy import HyDialect
 from .dialects.internlm import InternLmDialect
 from .dialects.kimi_k2 import KimiK2Dialect
 from .dialects.llama3 import Llama3Dialect
@@ -104,6 +106,8 @@ DIALECTS: dict[str, type[Dialect]] = {
     "longcat": LongCatDialect,
     "internlm": InternLmDialect,
     "gigachat": GigaChatDialect,
+    "hy": HyDialect,
+    "dots": DotsDialect,
     "pangu": PanguDialect,
     "plamo": PlamoDialect,
 }
@@ -113,7 +117,9 @@ AUTO_ORDER: tuple[str, ...] = (
     "gpt_oss",
     "deepseek",
     "kimi_k2",
+    "dots",
     "minimax",
+    "hy",
     "apriel",
     "seed_oss",
     "olmo3",
@@ -170,11 +176,12 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "olmo3": ("olmo3",),
     "minicpm": ("minicpm", "pythonic"),
     "apriel": ("apriel",),
-    "hunyuan": ("apriel",),
+    "hunyuan": ("hy", "apriel"),
     "jamba": ("apriel",),
     "longcat": ("longcat",),
     "internlm": ("internlm",),
     "gigachat": ("gigachat",),
+    "dots": ("dots",),
     "pangu": ("pangu",),
     "plamo": ("plamo",),
     "react": ("react",),
@@ -212,11 +219,12 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"olmo", "olmo3"),
         (r"minicpm", "minicpm"),
         (r"apriel", "apriel"),
-        (r"hunyuan", "hunyuan"),
+        (r"hunyuan|(?:^|[/_ -])hy-?\d", "hunyuan"),
         (r"jamba", "jamba"),
         (r"longcat", "longcat"),
         (r"intern-?(?:lm|s1)", "internlm"),
         (r"gigachat", "gigachat"),
+        (r"dots[.\-_ ]?(?:llm|vlm)", "dots"),
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),

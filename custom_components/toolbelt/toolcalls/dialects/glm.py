@@ -46,9 +46,11 @@ class ArgTags:
     close: re.Pattern[str]
 
     @classmethod
-    def named(cls, call: str, key: str, value: str) -> ArgTags:
-        """``<call>NAME<key>k</key><value>v</value></call>`` with these names."""
+    def named(cls, call: str, key: str, value: str, sep: str = "") -> ArgTags:
+        """``<call>NAME<key>k</key><value>v</value></call>`` with these names;
+        ``sep``: a tag the format may write between the name and the pairs."""
         c, k, v = (re.escape(n) for n in (call, key, value))
+        after = rf"(?:<{re.escape(sep)}>\s*)?" if sep else ""
         return cls(
             call=call,
             key=key,
@@ -56,7 +58,9 @@ class ArgTags:
             # Possessive name: giving characters back can never help, only
             # cost (a long dotted name that is not a call would be tried again
             # at every length).
-            head=re.compile(rf"<{c}>\s*([A-Za-z_][\w.\-]*+)\s*(?=<{k}>|</{c}>|$)"),
+            head=re.compile(
+                rf"<{c}>\s*([A-Za-z_][\w.\-]*+)\s*{after}(?=<{k}>|</{c}>|$)"
+            ),
             # Keys hold no tags, so a never-closed value cannot make the key
             # backtrack.
             pair=re.compile(rf"\s*<{k}>([^<]*)</{k}>\s*<{v}>(.*?)</{v}>", re.S),

@@ -115,8 +115,9 @@ class GptOssDialect(Dialect):
             # A chain asks only "any calls?": channels without one are none.
             return build_result(text, (), self.name)
         result = build_result(text, found, self.name, sanitize=self.sanitize)
-        # ``end`` is after the last call, not after content headers cut later.
-        result.end = max((f.end for f in found if f.call is not None), default=None)
+        if result.end is not None:  # None: no call (or only examples of one)
+            # ``end`` is after the last call, not after content headers cut later.
+            result.end = max((f.end for f in found if f.call is not None), default=None)
         if thoughts:
             result.reasoning = "\n".join(t for t in (*thoughts, result.reasoning) if t)
         return result

@@ -40,7 +40,7 @@ from ..reading.scan import (
 from .base import Dialect
 from .markdown_json import fenced_json_calls
 
-__all__ = ["HermesDialect", "body_calls", "parse_tagged"]
+__all__ = ["HermesDialect", "body_calls", "json_block", "parse_tagged"]
 
 # (opener, closer, strong): a strong tag is always call markup, so a body we
 # cannot read is rejected (and cut); a weak tag only counts with a call inside.
@@ -137,6 +137,24 @@ def body_calls(
         if pos >= limit or text[pos] not in "{[":
             break
     return calls
+
+
+def json_block(
+    text: str, catalog: Catalog, block: tuple[int, int, int, int]
+) -> list[Found]:
+    """One tag block (``tag_blocks``' tuple) of a family whose tags hold JSON
+    calls: its calls, empty markup, or a refusal; the block is never spoken."""
+    start, body_start, body_end, end = block
+    pos = skip_ws(text, body_start)
+    calls = None
+    if pos < body_end and text[pos] in "{[":
+        calls = body_calls(text, pos, body_end, catalog, "openai")
+    if calls:
+        return [Found(start, end, call) for call in calls]
+    if pos >= body_end:
+        return [Found(start, end, None)]  # an empty block
+    reason = "call is truncated" if body_end == end else "not a call"
+    return [Found(start, end, RejectedCall("", text[start:end], reason))]
 
 
 def _invalid_reason(text: str, pos: int, limit: int) -> str:

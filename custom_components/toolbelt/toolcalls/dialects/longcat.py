@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, override
 
-from ..model import RejectedCall
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
 from ..reading.markup import prefer_outside_reasoning, too_many
-from ..reading.scan import skip_ws, tag_blocks
+from ..reading.scan import tag_blocks
 from .base import Dialect
 from .glm import ArgTags, arg_tag_calls
-from .hermes import body_calls
+from .hermes import json_block
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -42,25 +41,11 @@ class LongCatDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         keyed = {span.start: span for span in arg_tag_calls(text, catalog, _ARG_TAGS)}
         found: list[Found] = []
-        for start, body_start, body_end, end in tag_blocks(text, _OPEN, _CLOSE):
-            if too_many(found, text, start):
+        for block in tag_blocks(text, _OPEN, _CLOSE):
+            if too_many(found, text, block[0]):
                 break
-            pos = skip_ws(text, body_start)
-            if start in keyed:
-                found.append(keyed[start])
-                continue
-            calls = None
-            if pos < body_end and text[pos] in "{[":
-                calls = body_calls(text, pos, body_end, catalog, "openai")
-            if calls:
-                found += [Found(start, end, call) for call in calls]
-            elif pos >= body_end:
-                found.append(Found(start, end, None))  # an empty block
-            else:
-                reason = "call is truncated" if body_end == end else "not a call"
-                found.append(
-                    Found(start, end, RejectedCall("", text[start:end], reason))
-                )
+            keyed_call = keyed.get(block[0])
+            found += [keyed_call] if keyed_call else json_block(text, catalog, block)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 

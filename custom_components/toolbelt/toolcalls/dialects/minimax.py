@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
 
-__all__ = ["MiniMaxDialect"]
+__all__ = ["MiniMaxDialect", "read_invokes"]
 
 _INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
@@ -87,6 +87,41 @@ def _invoke_call(
             )
     args = typed_text_arguments(catalog, name, pairs)
     return make_call(catalog, name, args, raw=raw, coerce=True)
+
+
+def read_invokes(
+    text: str,
+    catalog: Catalog,
+    block: tuple[int, int, int, int],
+    found: list[Found],
+) -> None:
+    """Add the ``<invoke>`` calls of one block (``tag_blocks``' tuple; a start
+    of -1: invokes with no wrapper) to ``found``; the wrapper is spanned by the
+    first and last call, or is empty markup."""
+    start, body_start, body_end, end = block
+    invokes = list(_INVOKE.finditer(text, body_start, body_end))
+    if start >= 0 and not invokes and not text[body_start:body_end].strip():
+        found.append(Found(start, end, None))
+    for index, inv in enumerate(invokes):
+        if too_many(found, text, inv.start()):
+            break
+        limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+        close = text.rfind("</invoke>", inv.end(), limit)
+        name = inv.group(1).strip()
+        span_start = start if start >= 0 and index == 0 else inv.start()
+        if close < 0:
+            call: ToolCall | RejectedCall = RejectedCall(
+                name=name,
+                raw=text[inv.start() : limit],
+                reason="call is truncated",
+            )
+            span_end = end if start >= 0 and index == len(invokes) - 1 else limit
+        else:
+            raw = text[inv.start() : close + len("</invoke>")]
+            call = _invoke_call(catalog, name, text[inv.end() : close], raw)
+            last = index == len(invokes) - 1
+            span_end = end if start >= 0 and last else close + len("</invoke>")
+        found.append(Found(span_start, span_end, call))
 
 
 def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:
@@ -167,40 +202,9 @@ class MiniMaxDialect(Dialect):
 
     def _m2(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
-        blocks = [
-            (start, body_start, body_end, end)
-            for start, body_start, body_end, end in tag_blocks(
-                text, _M2_OPEN, _M2_CLOSE
-            )
-        ] or [(-1, 0, len(text), -1)]
-        for start, body_start, body_end, end in blocks:
-            invokes = list(_INVOKE.finditer(text, body_start, body_end))
-            if start >= 0 and not invokes and not text[body_start:body_end].strip():
-                found.append(Found(start, end, None))
-            for index, inv in enumerate(invokes):
-                if too_many(found, text, inv.start()):
-                    break
-                limit = (
-                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-                )
-                close = text.rfind("</invoke>", inv.end(), limit)
-                name = inv.group(1).strip()
-                span_start = start if start >= 0 and index == 0 else inv.start()
-                if close < 0:
-                    call: ToolCall | RejectedCall = RejectedCall(
-                        name=name,
-                        raw=text[inv.start() : limit],
-                        reason="call is truncated",
-                    )
-                    span_end = (
-                        end if start >= 0 and index == len(invokes) - 1 else limit
-                    )
-                else:
-                    raw = text[inv.start() : close + len("</invoke>")]
-                    call = _invoke_call(catalog, name, text[inv.end() : close], raw)
-                    last = index == len(invokes) - 1
-                    span_end = end if start >= 0 and last else close + len("</invoke>")
-                found.append(Found(span_start, span_end, call))
+        blocks = list(tag_blocks(text, _M2_OPEN, _M2_CLOSE)) or [(-1, 0, len(text), -1)]
+        for block in blocks:
+            read_invokes(text, catalog, block, found)
         return found
 
     def _m3(self, text: str, catalog: Catalog) -> list[Found]:

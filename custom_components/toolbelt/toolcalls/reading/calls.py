@@ -31,7 +31,7 @@ from .jsonrepair import (
     decode_arguments,
     loads_loose,
 )
-from .reply import probing
+from .reply import current_reply, probing
 
 __all__ = [
     "UNKNOWN_TOOL",
@@ -342,12 +342,17 @@ def _example(span: Found) -> bool:
     )
 
 
-def _without_examples(text: str, spans: list[Found]) -> list[Found]:
+def _without_examples(
+    text: str, spans: list[Found], known: set[tuple[int, int]]
+) -> list[Found]:
     """Drop calls to placeholder names shown in a closed code fence.
 
     A fence of such calls (and nothing that dispatches) is an example of the
     syntax in an answer ("write it like this: ..."): it stays whole in the
-    content, and nothing goes back to the model as refused.
+    content, and nothing goes back to the model as refused. So does a fence
+    another format's reader found to be one (``known``, which this adds to):
+    what this reader refuses in it is the example's syntax it cannot read.
+    A call starts in the fence (MiniCPM's own inner fence may close it).
     """
     fences = [f for f in find_fences(text) if f.body_end < f.end]
     if not fences:
@@ -357,14 +362,21 @@ def _without_examples(text: str, spans: list[Found]) -> list[Found]:
         inside = [
             i
             for i, span in enumerate(spans)
-            if fence.start <= span.start and span.end <= fence.end
+            if fence.start <= span.start < fence.body_end
         ]
+        if not inside:
+            continue
         examples = [_example(spans[i]) for i in inside]
         if any(examples) and all(
             shown or spans[i].call is None
             for i, shown in zip(inside, examples, strict=True)
         ):
-            dropped.update(inside)
+            known.add((fence.start, fence.end))
+        elif (fence.start, fence.end) not in known or any(
+            isinstance(spans[i].call, ToolCall) for i in inside
+        ):
+            continue
+        dropped.update(inside)
     return [span for i, span in enumerate(spans) if i not in dropped]
 
 
@@ -394,8 +406,11 @@ def _wrapping_fences(text: str, spans: list[Found]) -> list[Found]:
 _span_order = operator.attrgetter("start", "end")
 
 
-# What a chain member that found no markup answers (the chain drops it unread).
-_PROBED_NOTHING = ParseResult()
+def _probed_nothing() -> ParseResult:
+    """What a chain member that found no call markup answers: a new result
+    each time, since a dialect may amend the one it is given (a shared one,
+    amended once by gpt_oss, made every later reply look like markup)."""
+    return ParseResult([], "", "", None, True, None, [])
 
 
 def build_result(
@@ -414,15 +429,17 @@ def build_result(
     """
     if not found and probing():
         # A chain is only asking "any calls?": skip the content work.
-        return _PROBED_NOTHING
+        return _probed_nothing()
     if len(found) == 1 and "```" not in text:
         return _one_span_result(text, found[0], dialect, text_parsed, sanitize)
     spans = sorted(found, key=_span_order) if len(found) > 1 else list(found)
     if spans and "```" in text:
-        if any(_example(span) for span in spans):
-            spans = _without_examples(text, spans)
+        reply = current_reply()
+        known = reply.examples if reply is not None else set()
+        if known or any(_example(span) for span in spans):
+            spans = _without_examples(text, spans, known)
             if not spans and probing():
-                return _PROBED_NOTHING
+                return _probed_nothing()
         if spans:
             spans = sorted([*spans, *_wrapping_fences(text, spans)], key=_span_order)
     pieces: list[str] = []

@@ -12,7 +12,10 @@ holds:
 - ``probing``: while a chain tries its members, a member's result without any
   call markup is dropped unread, so ``build_result`` skips its content;
 - ``kept``: what a reply reads or cleans more than once, whoever asks
-  (``memo.once_per_reply``: a JSON value, a cleaned content).
+  (``memo.once_per_reply``: a JSON value, a cleaned content);
+- ``examples``: the closed code fences (start, end) a reader found to show
+  call syntax with placeholder names (``calls.build_result``): another
+  format's reader that cannot read what such a fence holds refuses none of it.
 
 Nothing of these is kept past the reply, so a benchmark that feeds one corpus
 many times over measures what new replies cost (a process-wide cache of
@@ -45,13 +48,14 @@ JSON5_LIMIT = 1_000
 class Reply:
     """One reply's shared state (see the module docstring)."""
 
-    __slots__ = ("json5_left", "kept", "memo", "probing")
+    __slots__ = ("examples", "json5_left", "kept", "memo", "probing")
 
     def __init__(self, json5_left: int) -> None:
         self.json5_left = json5_left
         self.memo: dict[Any, Any] | None = None
         self.probing = False
         self.kept: dict[Any, Any] = {}
+        self.examples: set[tuple[int, int]] = set()
 
 
 _REPLY: ContextVar[Reply | None] = ContextVar("toolcalls_reply", default=None)
