@@ -227,6 +227,19 @@ MORE_TRUNCATED: list[Any] = [
     ),
     ("hermes", '<tool_call>function\nHassTurnOn\n{"name": "kitch', ""),  # Step-Audio 2
     ("hermes", '<tool: function>\nHassTurnOn {"name": "kitch', ""),  # CWM
+    (
+        "gigachat",  # GigaChat 3.5 GCML, cut inside a parameter
+        '<｜GCML｜tool_calls><｜GCML｜invoke name="HassTurnOn">'
+        '<｜GCML｜parameter name="name" string="true">kitch',
+        "",
+    ),
+    (
+        "kimi_k2",  # Kimi K3 XTML, cut inside an argument after the answer
+        "<|open|>response<|sep|>On it.<|close|>response<|sep|><|open|>tools<|sep|>"
+        '<|open|>call tool="HassTurnOn" index="1"<|sep|>'
+        '<|open|>argument key="name" type="string"<|sep|>kitch',
+        "On it.",
+    ),
     ("pythonic", "<|tool_call_start|>[HassTurnOn(name=", ""),
     ("pythonic", '<|tool_call_start|>[{"name": "HassTurnOn", "arguments": {"na', ""),
     ("pangu", 'Sure.<|tool_call_start|>[{"name": "HassTurnOn", "arg', "Sure."),
@@ -257,6 +270,11 @@ PROSE = [
 ]
 # Prose that names a dialect's own markup, and the text that stays of it.
 MORE_PROSE: list[Any] = [
+    (
+        "kimi_k2",  # Kimi K3: an answer channel, no call
+        "<|open|>response<|sep|>The light is on.<|close|>response<|sep|>",
+        "The light is on.",
+    ),
     (
         "apertus",
         "Apertus uses <|tools_prefix|> markers, but nothing to call here.",

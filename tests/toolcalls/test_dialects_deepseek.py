@@ -176,3 +176,11 @@ def test_streaming_holds_on_markers(raw, visible, size):
     released, holding = stream("deepseek", raw, size=size)
     assert holding
     assert released == visible
+
+
+def test_a_dsml_block_naming_no_call_is_not_spoken():
+    raw = "Sure.<｜DSML｜function_calls></｜DSML｜function_calls>"
+    for result in (parse("deepseek", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert result.content == "Sure."

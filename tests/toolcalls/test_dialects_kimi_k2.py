@@ -1,4 +1,5 @@
-"""Kimi K2 ``<|tool_call_begin|>functions.fn:0<|tool_call_argument_begin|>{..}``.
+"""Kimi K2 ``<|tool_call_begin|>functions.fn:0<|tool_call_argument_begin|>{..}``
+and Kimi K3 XTML channels (engine cases in ``tests/fixtures/engine_families.jsonl``).
 
 Cases adapted from ggml-org/llama.cpp tests/test-chat.cpp (Kimi-K2 and
 Kimi-K2-Thinking peg tests), vllm-project/vllm
@@ -159,3 +160,55 @@ def test_streaming_holds_on_the_section(size):
     released, holding = stream("kimi_k2", raw, size=size)
     assert holding
     assert released == "I'll check. "
+
+
+# Kimi K3 XTML
+RESPONSE = "<|open|>response<|sep|>{}<|close|>response<|sep|>"
+TOOLS = "<|open|>tools<|sep|>{}<|close|>tools<|sep|>"
+ON_CALL = (
+    '<|open|>call tool="HassTurnOn" index="1"<|sep|>'
+    '<|open|>argument key="name" type="string"<|sep|>kitchen light'
+    "<|close|>argument<|sep|><|close|>call<|sep|>"
+)
+
+
+def test_k3_call_the_reasoning_only_mentions_leaves_the_answer():
+    raw = (
+        '<|open|>think<|sep|>I could use <|open|>call tool="HassTurnOn"<|sep|> '
+        "but the light is on.<|close|>think<|sep|>" + RESPONSE.format("It is on.")
+    )
+    for result in (parse("kimi_k2", raw), parse_auto(raw)):
+        assert result.calls == []
+        assert result.rejected == []
+        assert ws(result.content) == "It is on."
+
+
+def test_k3_spaces_inside_the_markers_are_read():
+    """vLLM tolerates ``<|open|> tools <|sep|>`` (detokenizer spacing)."""
+    raw = ON_CALL.replace("<|open|>", "<|open|> ").replace("<|close|>", "<|close|> ")
+    result = parse_auto(f"<|open|> tools <|sep|>{raw}<|close|> tools <|sep|>")
+    assert calls(result) == expect(("HassTurnOn", {"name": "kitchen light"}))
+    assert result.content == ""
+
+
+def test_k3_a_call_without_a_tool_is_refused():
+    raw = TOOLS.format('<|open|>call index="1"<|sep|><|close|>call<|sep|>')
+    result = parse("kimi_k2", raw)
+    assert result.calls == []
+    assert [r.reason for r in result.rejected] == ["the call names no tool"]
+    assert result.content == ""
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_k3_streaming_shows_only_the_answer(size):
+    raw = RESPONSE.format("Turning it on.") + TOOLS.format(ON_CALL)
+    released, holding = stream("kimi_k2", raw, size=size)
+    assert holding
+    assert released == "Turning it on."
+
+
+@pytest.mark.parametrize("size", [1, 4])
+def test_k3_a_reply_ending_on_a_channel_token_does_not_speak_it(size):
+    released, holding = stream("kimi_k2", "It is on.<|open|>", size=size)
+    assert not holding
+    assert released == "It is on."

@@ -40,6 +40,7 @@ FAMILY_PRESET = {
     "cwm": "cwm",
     "pangu": "pangu",
     "plamo": "plamo",
+    "kimi": "kimi",
 }
 
 
@@ -84,6 +85,8 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
         "jamba",
         "internlm",
         "gigachat",
+        "gigachat35",
+        "kimik3",
         "minimaxm3",
         "fence-example",
         "dots",

@@ -20,6 +20,8 @@ there is no call after it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+import json
 import re
 from typing import TYPE_CHECKING, override
 
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult
 
-__all__ = ["DeepSeekDialect"]
+__all__ = ["DeepSeekDialect", "InvokeMarkup", "invoke_calls"]
 
 
 def _token(words: str) -> str:
@@ -59,12 +61,31 @@ _CALL_END = re.compile(_token("tool call end"))
 _SEP = re.compile(_token("tool sep"))
 _ANY_TOKEN = re.compile(r"<[｜|]\s*tool[▁_ ][^<>｜|]{0,30}[｜|]>")
 
-_DSML_BLOCK = re.compile(r"<｜DSML｜(function_calls|tool_calls)>")
-_DSML_INVOKE = re.compile(r'<｜DSML｜invoke\s+name="([^"]+)"\s*>')
-_DSML_PARAM = re.compile(
-    r'<｜DSML｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
-)
-_DSML_PARAM_END = "</｜DSML｜parameter>"
+
+@dataclass(frozen=True, slots=True)
+class InvokeMarkup:
+    """DSML's tags under one word: DeepSeek's ``DSML``, GigaChat 3.5's ``GCML``."""
+
+    block: re.Pattern[str]
+    invoke: re.Pattern[str]
+    param: re.Pattern[str]
+    word: str
+
+    @classmethod
+    def of(cls, word: str) -> InvokeMarkup:
+        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ..."""
+        return cls(
+            re.compile(rf"<｜{word}｜(function_calls|tool_calls)>"),
+            re.compile(rf'<｜{word}｜invoke\s+name="([^"]+)"\s*>'),
+            re.compile(
+                rf'<｜{word}｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
+            ),
+            word,
+        )
+
+
+_DSML = InvokeMarkup.of("DSML")
+
 _STEPTML_INVOKE = re.compile(r'<steptml:invoke\s+name="([^"]+)"\s*>')
 _NAME_LINE = re.compile(r"\s*(?:[A-Za-z_][\w.\-]*+\s*)?")
 _STEPTML_PARAM = re.compile(r'<steptml:parameter\s+name="([^"]+)"\s*>')
@@ -115,6 +136,8 @@ def _invoke_call(
         for key, value, is_string in params:
             if is_string:
                 args[key.strip()] = value
+            elif (text_value := _json_string(value)) is not None:
+                args[key.strip()] = text_value  # string="false": JSON
         return make_call(catalog, name, args, raw=raw, coerce=True)
     if body.strip():
         try:
@@ -122,6 +145,50 @@ def _invoke_call(
         except LooseJSONError as err:
             return RejectedCall(name, raw, f"arguments are not JSON: {err}")
     return make_call(catalog, name, {}, raw=raw)
+
+
+def _json_string(value: str) -> str | None:
+    """The text of a JSON string literal (``"hello"``), else None."""
+    value = value.strip()
+    if len(value) < 2 or value[0] != '"':
+        return None
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, str) else None
+
+
+def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]:
+    """The calls of every ``<｜WORD｜tool_calls>`` block, a block cut off refused."""
+    found: list[Found] = []
+    finder = Finder(text)
+    param_end = f"</｜{tags.word}｜parameter>"
+    for block in tags.block.finditer(text):
+        if too_many(found, text, block.start()):
+            break
+        closer = f"</｜{tags.word}｜{block.group(1)}>"
+        close = finder.find(closer, block.end())
+        block_end = close + len(closer) if close >= 0 else len(text)
+        body_end = close if close >= 0 else len(text)
+        invokes = list(tags.invoke.finditer(text, block.end(), body_end))
+        if not invokes:  # a block that names no call is still no reply text
+            found.append(Found(block.start(), block_end, None))
+        for index, inv in enumerate(invokes):
+            if too_many(found, text, inv.start()):
+                break
+            limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
+            inv_close = text.find(f"</｜{tags.word}｜invoke>", inv.end(), limit)
+            raw = text[inv.start() : limit]
+            name = inv.group(1)
+            call: ToolCall | RejectedCall
+            if inv_close < 0:
+                call = RejectedCall(name, raw, "call is truncated")
+            else:
+                body = text[inv.end() : inv_close]
+                call = _invoke_call(catalog, name, body, raw, tags.param, param_end)
+            found.append(Found(block.start(), block_end, call))
+    return found
 
 
 def _steptml_call(
@@ -214,7 +281,7 @@ class DeepSeekDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = self._token_calls(text, catalog)
         if "DSML" in text:
-            found += self._dsml(text, catalog)
+            found += invoke_calls(text, catalog, _DSML)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
@@ -273,46 +340,6 @@ class DeepSeekDialect(Dialect):
             found.extend(
                 Found(m.start(), m.end(), None) for m in pattern.finditer(text)
             )
-        return found
-
-    def _dsml(self, text: str, catalog: Catalog) -> list[Found]:
-        found: list[Found] = []
-        finder = Finder(text)
-        for block in _DSML_BLOCK.finditer(text):
-            if too_many(found, text, block.start()):
-                break
-            closer = f"</｜DSML｜{block.group(1)}>"
-            close = finder.find(closer, block.end())
-            block_end = close + len(closer) if close >= 0 else len(text)
-            body_end = close if close >= 0 else len(text)
-            invokes = list(_DSML_INVOKE.finditer(text, block.end(), body_end))
-            for index, inv in enumerate(invokes):
-                if too_many(found, text, inv.start()):
-                    break
-                limit = (
-                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-                )
-                inv_close = text.find("</｜DSML｜invoke>", inv.end(), limit)
-                raw = text[inv.start() : limit]
-                name = inv.group(1)
-                if inv_close < 0:
-                    found.append(
-                        Found(
-                            block.start(),
-                            block_end,
-                            RejectedCall(name, raw, "call is truncated"),
-                        )
-                    )
-                    continue
-                call = _invoke_call(
-                    catalog,
-                    name,
-                    text[inv.end() : inv_close],
-                    raw,
-                    _DSML_PARAM,
-                    _DSML_PARAM_END,
-                )
-                found.append(Found(block.start(), block_end, call))
         return found
 
     @override

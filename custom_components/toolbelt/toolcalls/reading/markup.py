@@ -51,6 +51,7 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|think:start|>", "<|think:end|>"),
     ("<|channel>thought", "<channel|>"),
     ("<|inner_prefix|>", "<|inner_suffix|>"),
+    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3
 )
 
 

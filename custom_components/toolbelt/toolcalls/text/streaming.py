@@ -359,7 +359,9 @@ class StreamDetector:
         if self._mode != _TEXT:
             self._buf = ""
             return ""
-        text, self._buf = "".join(self._held) + self._buf, ""
+        # A special token held while it might grow into a watched word.
+        tail = _SPECIAL.sub("", self._buf) if "<" in self._buf else self._buf
+        text, self._buf = "".join(self._held) + tail, ""
         self._held.clear()
         for word in self._dropped:  # a format word the stream ended on
             if text.endswith(word):
@@ -474,6 +476,12 @@ class StreamDetector:
         if special is not None and (match is None or special.start() < match.start()):
             start = special.start()
             special_token = _SPECIAL.match(buf, start)
+            if special_token is not None and buf[start:] in self._prefixes:
+                # It may still grow into a watched word (Kimi K3's
+                # ``<|open|>`` into ``<|open|>response<|sep|>``): wait.
+                out.append(buf[:start])
+                self._buf = buf[start:]
+                return False
             if special_token is not None:
                 out.append(buf[:start])
                 self._buf = buf[special_token.end() :]
