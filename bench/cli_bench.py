@@ -66,6 +66,9 @@ ISSUE_23_DIALECTS = (
     "gigachat",
     "hy",
     "dots",
+    "pangu",
+    "plamo",
+    "solar_open",
 )
 
 # The CLI as ``python -m`` runs it: ``run()`` answers stdin.
