@@ -86,3 +86,25 @@ def test_an_unclosed_tag_in_the_reasoning_is_a_mention(
         assert result.content == content
         assert [r.reason for r in result.rejected] == refused
         assert result.reasoning == "I could use <tool_calls> but no need."
+
+
+@pytest.mark.parametrize(
+    ("answer", "spoken"),
+    [
+        (
+            "Magistral ends its reasoning with [/THINK] and then answers.",
+            "Magistral ends its reasoning with [/THINK] and then answers.",
+        ),
+        (
+            "Answer: yes, [BEGIN FINAL RESPONSE] is Apriel's marker.",
+            "Answer: yes, [BEGIN FINAL RESPONSE] is Apriel's marker.",
+        ),
+    ],
+)
+def test_a_marker_named_inside_a_sentence_stays_in_the_answer(answer, spoken):
+    """Only a marker opening a line ends the reasoning: one inside a sentence
+    after a think block is the answer naming it (found by a review: the
+    answer lost everything before it)."""
+    result = parse_auto(f"<think>The user asks.</think>{answer}")
+    assert result.calls == []
+    assert result.content == spoken

@@ -238,3 +238,20 @@ def test_m3_streaming_holds_on_the_block(size):
     released, holding = stream("minimax", raw, size=size)
     assert holding
     assert released == "Text before "
+
+
+@pytest.mark.parametrize(
+    ("raw", "spoken"),
+    [
+        (
+            "Sure, the kitchen light is on.]<]minimax[>[",
+            "Sure, the kitchen light is on.",
+        ),
+        (f"{NS}<mm:think>I should answer{NS}</mm:think>Hello there.", "Hello there."),
+    ],
+)
+@pytest.mark.parametrize("size", [1, 7])
+def test_m3_stray_tokens_are_not_streamed_either(raw, spoken, size):
+    """The final answer dropped the token but the stream spoke it (a review)."""
+    assert parse_auto(raw).content == spoken
+    assert stream("minimax", raw, size=size)[0] == spoken

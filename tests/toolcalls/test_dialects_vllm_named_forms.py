@@ -150,3 +150,20 @@ def test_solar_reasoning_is_not_spoken_and_value_blanks_are_kept() -> None:
     assert result.content == "Sure."
     released, _ = stream("solar_open", raw, size=4)
     assert ws(released) == "Sure."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CWM writes its commands as <tool: bash> blocks, then waits.",
+        "Wrap it in <tool: function> and a name.",
+    ],
+)
+def test_a_cwm_label_inside_a_sentence_is_prose(text: str) -> None:
+    """A label not followed by its body's line is the answer naming it (found
+    by a review: it ran to the end of the reply and was refused as cut off)."""
+    for reader in _readers("hermes", "cwm"):
+        result = reader.parse(text, catalog())
+        assert result.calls == []
+        assert result.rejected == []
+        assert result.content == text

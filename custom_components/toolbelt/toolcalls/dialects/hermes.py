@@ -76,8 +76,9 @@ _FUNCTION_TAG = re.compile(
 _TYPED_NAME = re.compile(
     r"function[ \t]*\r?\n[ \t]*([A-Za-z_][\w.\-]*+)[ \t]*(?=\r?\n|$)"
 )
-# CWM: ``<tool: LABEL>`` (the label says nothing), the name, then the arguments.
-_LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>")
+# CWM: ``<tool: LABEL>`` (the label says nothing), the name on the next line,
+# then the arguments; a label in a sentence (``as <tool: bash> blocks``) is prose.
+_LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>(?=[ \t]*\r?\n)")
 _NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
 
 

@@ -171,6 +171,8 @@ class MiniMaxDialect(Dialect):
     markers = (_M3_OPEN, _M2_OPEN, "<tool_calls>")
     triggers = (_NS, _M2_OPEN, "<tool_calls>", "<invoke")
     cleans = (_NS, _M2_OPEN, _M2_CLOSE)
+    # M3's token is never spoken, streamed or not, wherever it stands.
+    dropped = (_NS,)
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:

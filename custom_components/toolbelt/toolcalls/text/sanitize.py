@@ -181,6 +181,12 @@ def _after_late_lone_closer(text: str, shown: str, reasoning: list[str]) -> str:
     for opener, closer in _lone_pairs(len(_REASONING)):
         if closer in shown and opener not in text:
             idx = shown.find(closer)
+            # A word closer only when it opens a line: inside a sentence it is
+            # the answer naming it (``Magistral ends with [/THINK] and…``). A
+            # template token (``<|END_THINKING|>``) is never prose.
+            line = shown[shown.rfind("\n", 0, idx) + 1 : idx]
+            if not closer.startswith("<|") and line.strip():
+                continue
             if cut < 0 or idx < cut:
                 cut, cut_len = idx, len(closer)
     if cut < 0:
