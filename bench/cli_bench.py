@@ -69,6 +69,7 @@ ISSUE_23_DIALECTS = (
     "pangu",
     "plamo",
     "solar_open",
+    "k2_horizon",
 )
 
 # The CLI as ``python -m`` runs it: ``run()`` answers stdin.

@@ -127,6 +127,10 @@ WIRE: dict[str, str] = {
         f"{ARGS}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
         "<|plamo:end_tool_requests:plamo|><|plamo:tag|>"
     ),
+    "k2_horizon": (
+        "<ifm|tool_calls><ifm|tool_call>HassTurnOn<ifm|arg_key>name</ifm|arg_key>"
+        "<ifm|arg_value>kitchen light</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -270,6 +274,11 @@ PROSE = [
 ]
 # Prose that names a dialect's own markup, and the text that stays of it.
 MORE_PROSE: list[Any] = [
+    (
+        "k2_horizon",  # the group token named, no call inside
+        "K2 Horizon writes <ifm|tool_calls> groups, but nothing to call here.",
+        "K2 Horizon writes groups, but nothing to call here.",
+    ),
     (
         "kimi_k2",  # Kimi K3: an answer channel, no call
         "<|open|>response<|sep|>The light is on.<|close|>response<|sep|>",

@@ -40,6 +40,7 @@ FAMILY_PRESET = {
     "cwm": "cwm",
     "pangu": "pangu",
     "plamo": "plamo",
+    "k2_horizon": "k2_horizon",
     "kimi": "kimi",
 }
 
@@ -93,3 +94,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     } <= prefixes
     assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes
+    assert {"k2horizon"} <= prefixes

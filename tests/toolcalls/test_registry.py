@@ -95,6 +95,7 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("ai-sage/GigaChat3-10B-A1.8B", ("gigachat",)),
         ("openPangu-Embedded-7B", ("pangu",)),
         ("plamo-3-8b", ("plamo",)),
+        ("k2-horizon-instruct", ("k2_horizon",)),
         ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),

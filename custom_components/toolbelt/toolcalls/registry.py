@@ -31,6 +31,7 @@ from .dialects.hermes import HermesDialect
 from .dialects.home_llm import HomeLlmDialect
 from .dialects.hy import HyDialect
 from .dialects.internlm import InternLmDialect
+from .dialects.k2_horizon import K2HorizonDialect
 from .dialects.kimi_k2 import KimiK2Dialect
 from .dialects.llama3 import Llama3Dialect
 from .dialects.longcat import LongCatDialect
@@ -112,6 +113,7 @@ DIALECTS: dict[str, type[Dialect]] = {
     "solar_open": SolarOpenDialect,
     "pangu": PanguDialect,
     "plamo": PlamoDialect,
+    "k2_horizon": K2HorizonDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -131,6 +133,7 @@ AUTO_ORDER: tuple[str, ...] = (
     "solar_open",
     "pangu",
     "plamo",
+    "k2_horizon",
     "glm",
     "nemotron",
     "apertus",
@@ -191,6 +194,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "cwm": ("hermes",),
     "pangu": ("pangu",),
     "plamo": ("plamo",),
+    "k2_horizon": ("k2_horizon",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -238,6 +242,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bcwm\b", "cwm"),
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
+        (r"k2[-_ ]?horizon", "k2_horizon"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

@@ -46,15 +46,20 @@ class ArgTags:
     close: re.Pattern[str]
 
     @classmethod
-    def named(cls, call: str, key: str, value: str, sep: str = "") -> ArgTags:
+    def named(
+        cls, call: str, key: str, value: str, sep: str = "", kind: str = ""
+    ) -> ArgTags:
         """``<call>NAME<key>k</key><value>v</value></call>`` with these names;
-        ``sep``: a tag the format may write between the name and the pairs."""
+        ``sep``: a tag the format may write between the name and the pairs;
+        ``kind``: a tag it may write between a key and its value, naming the
+        value's type (ignored: the tool's schema types the value)."""
         return cls.tokens(
             (f"<{call}>", f"</{call}>"),
             (f"<{key}>", f"</{key}>"),
             (f"<{value}>", f"</{value}>"),
-            cut=(f"<{key}", f"<{value}"),
+            cut=(f"<{key}", f"<{value}", *((f"<{kind}",) if kind else ())),
             sep=f"<{sep}>" if sep else "",
+            kind=(f"<{kind}>", f"</{kind}>") if kind else None,
         )
 
     @classmethod
@@ -67,14 +72,19 @@ class ArgTags:
         cut: tuple[str, ...],
         stops: tuple[str, ...] = (),
         sep: str = "",
+        kind: tuple[str, str] | None = None,
     ) -> ArgTags:
         """``CALL NAME KEY k /KEY VALUE v /VALUE /CALL`` with these (opener,
         closer) tokens; a value opener may be empty (Solar Open's key closer
         opens the value, whose blanks are kept). A name ends at a key, the
         call's closer, the end of the text or one of ``stops``; ``sep`` is a
-        token the format may write between the name and the pairs."""
+        token the format may write between the name and the pairs, ``kind``
+        the (opener, closer) of a type tag it may write before a value."""
         c, cc, k, kc, v, vc = (re.escape(t) for t in (*call, *key, *value))
         v = rf"\s*{v}" if v else ""
+        if kind is not None:
+            t, tc = map(re.escape, kind)
+            v = rf"(?:\s*{t}[^<]*{tc})?{v}"
         ends = "|".join((k, cc, *map(re.escape, stops), "$"))
         after = rf"(?:{re.escape(sep)}\s*)?" if sep else ""
         return cls(

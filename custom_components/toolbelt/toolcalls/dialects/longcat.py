@@ -9,7 +9,7 @@ block that is neither is refused, and never spoken.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, override
+from typing import TYPE_CHECKING, ClassVar, override
 
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
@@ -31,17 +31,25 @@ _ARG_TAGS = ArgTags.named("longcat_tool_call", "longcat_arg_key", "longcat_arg_v
 
 
 class LongCatDialect(Dialect):
-    """LongCat ``<longcat_tool_call>`` calls, JSON or key/value."""
+    """LongCat ``<longcat_tool_call>`` calls, JSON or key/value.
+
+    A format writing the same two bodies with its own tags subclasses it and
+    sets ``call_tags`` and ``arg_tags``.
+    """
 
     name = "longcat"
-    markers = (_OPEN,)
+    markers: ClassVar[tuple[str, ...]] = (_OPEN,)
     triggers = (_OPEN,)
+    call_tags: ClassVar[tuple[str, str]] = (_OPEN, _CLOSE)
+    arg_tags: ClassVar[ArgTags] = _ARG_TAGS
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
-        keyed = {span.start: span for span in arg_tag_calls(text, catalog, _ARG_TAGS)}
+        keyed = {
+            span.start: span for span in arg_tag_calls(text, catalog, self.arg_tags)
+        }
         found: list[Found] = []
-        for block in tag_blocks(text, _OPEN, _CLOSE):
+        for block in tag_blocks(text, *self.call_tags):
             if too_many(found, text, block[0]):
                 break
             keyed_call = keyed.get(block[0])
