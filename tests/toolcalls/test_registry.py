@@ -161,8 +161,14 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
         ("ServiceNow-AI/Apriel-1.6-15b-Thinker", True),
         ("apriel-1.5-15b-thinker", True),
         ("qwen3:8b", False),
+        ("tencent/Hy3-preview", True),
+        ("hy3:latest", True),
+        ("tencent/HY-4", True),
+        ("tencent/Hunyuan-A13B-Instruct", False),
+        ("why3", False),
     ],
 )
 def test_template_opened_reasoning_by_model(model: str, opened: bool) -> None:
-    """OLMo 3 Think and Apriel replies start inside reasoning the prompt opened."""
+    """OLMo 3 Think, Apriel and Hunyuan Hy3/HY 4 replies start inside
+    reasoning the prompt opened."""
     assert registry.opens_reasoning_in_template(model) is opened

@@ -249,10 +249,12 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 # Families whose chat template writes the reasoning opener (``<think>``) into the
 # prompt, so the reply holds only the closer: Qwen3 *-Thinking-2507, QwQ,
-# DeepSeek-R1 and its distills, OLMo 3 Think; Apriel's prompt ends with "Here
-# are my reasoning steps:" (1.6), or its reply opens with them (1.5).
+# DeepSeek-R1 and its distills, OLMo 3 Think, Hunyuan Hy3 and HY 4
+# (``<think:opensource>``, unless asked for no reasoning); Apriel's prompt ends
+# with "Here are my reasoning steps:" (1.6), or its reply opens with them (1.5).
 _TEMPLATE_THINKING = re.compile(
     r"deepseek[-_ ]?r1|r1[-_ ]distill|qwq|thinking|olmo.*think|apriel"
+    r"|(?:^|[/_ :-])hy-?[34](?![0-9])"
 )
 
 _classes: dict[str, type[Dialect]] = {}

@@ -6,6 +6,10 @@ name, HY 4 does not; either may put newlines between the tags. A checkpoint
 may suffix every tag with its own token (``<tool_calls:opensource>``). Values
 are typed from the tool's schema, as GLM's are. Hunyuan A13B's JSON list in the
 same wrapper is Apriel's (``apriel.py``).
+
+Reasoning is ``<think>…</think>``, or with the released checkpoint's suffix
+``<think:opensource>…</think:opensource>``; the chat template writes the opener
+into the prompt, so a reply shows only the closer.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
 from ..reading.markup import prefer_outside_reasoning
 from ..reading.scan import MAX_BLOCKS, tag_blocks
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 from .glm import ArgTags, arg_tag_calls
 
@@ -27,6 +32,10 @@ if TYPE_CHECKING:
     from ..model import ParseResult
 
 __all__ = ["HyDialect"]
+
+register_reasoning_delimiters(
+    "<think:opensource>", "</think:opensource>", lone_closer=True
+)
 
 # The wrapper, and the checkpoint's suffix on every tag (group 1).
 _OPEN = re.compile(r"<tool_calls(:[^\s<>]{1,64})?>")
