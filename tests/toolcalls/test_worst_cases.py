@@ -381,3 +381,26 @@ def test_prose_full_of_tag_prefixes_then_a_call():
     assert released == prose
     assert held <= HELD_BOUND
     assert detector.holding
+
+
+@pytest.mark.parametrize(
+    ("unit", "chars"),
+    [
+        # Each read ran to the end once per opener: 20 s, 13 s, 3 s, 0.3 s at
+        # 64,000 characters (0.16 s for ``<|python_tag|>``, 0.06 s for
+        # ``[unused11]``); a megabyte makes the bound unreachable for the old
+        # code of the last two as well.
+        ("functools[\n", 64_000),  # each list's lenient read, 64 levels deep
+        ("~~~", 64_000),  # a fence line with no newline, backtracked per tilde
+        ("<function=", 64_000),  # a tag name read to the end, per opener
+        ('{"name": ', 256_000),  # each unclosed object in prose, read to the end
+        ("<|python_tag|>", 1_000_000),  # end tokens searched to the end, per tag
+        ("[unused11]", 1_000_000),  # every token opener read
+    ],
+)
+def test_a_run_of_one_opener_is_read_in_bounded_time(monkeypatch, unit, chars):
+    monkeypatch.setattr(guard, "MAX_REPLY_CHARS", chars)
+    text = (unit * (chars // len(unit) + 1))[:chars]
+    result, spent = _timed(parse_auto, text)
+    assert spent < BOUND, f"{unit!r}: {spent:.2f} s"
+    assert result.calls == []

@@ -69,8 +69,10 @@ HERMES_TAGS: tuple[tuple[str, str, bool], ...] = (
 _HERMES_OPENERS = re.compile("|".join(re.escape(tag[0]) for tag in HERMES_TAGS))
 _HERMES_BY_OPENER = {tag[0]: tag for tag in HERMES_TAGS}
 _MAX_OPENERS = 256
+# A name never holds "<": a run of ``<function=`` openers fails each at once
+# (possessive), not after reading to the end of the text (quadratic).
 _FUNCTION_TAG = re.compile(
-    r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^>\s]+))\s*>"""
+    r"""<function(?:\s+name\s*=\s*["']([^"'<>]+)["']|=([^<>\s]++))\s*>"""
 )
 # Step-Audio 2's body: the call type on its own line, then the tool's name.
 _TYPED_NAME = re.compile(

@@ -26,15 +26,17 @@ from .base import Dialect
 __all__ = ["Llama3Dialect"]
 
 PYTHON_TAG = "<|python_tag|>"
-_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "\n\n")
+# What ends a built-in call's lines, besides the next ``<|python_tag|>``.
+_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "\n\n")
 
 
-def _python_calls(text: str, start: int, catalog: Catalog) -> list[Found]:
-    """Built-in calls after ``<|python_tag|>``: ``tool.call(k=v)`` lines."""
-    end = len(text)
+def _python_calls(text: str, start: int, stop: int, catalog: Catalog) -> list[Found]:
+    """Built-in calls after ``<|python_tag|>``: ``tool.call(k=v)`` lines, up
+    to ``stop`` (the next tag) at most: each stretch of text is searched once."""
+    end = stop
     for token in _END_TOKENS:
-        idx = text.find(token, start)
-        if 0 <= idx < end:
+        idx = text.find(token, start, end)
+        if idx >= 0:
             end = idx
     source = text[start:end]
     try:
@@ -69,7 +71,7 @@ def _tagged_calls(text: str, pos: int, catalog: Catalog) -> list[Found]:
                 limit=nxt if nxt >= 0 else None,
             )
         else:
-            spans = _python_calls(text, body, catalog)
+            spans = _python_calls(text, body, nxt if nxt >= 0 else len(text), catalog)
         if spans:
             tags.append(Found(pos, body, None))
             found.extend(spans)

@@ -13,8 +13,8 @@ from ..catalog import Catalog
 from ..model import ParseResult
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
-from ..reading.markup import token_json_calls
-from ..reading.scan import json_calls_at, skip_ws
+from ..reading.markup import token_json_calls, too_many
+from ..reading.scan import MAX_BLOCKS, json_calls_at, skip_ws
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]
@@ -36,7 +36,11 @@ class FunctoolsDialect(Dialect):
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
         pos = text.find(MARKER)
-        while pos >= 0:
+        # At most ``MAX_BLOCKS`` lists, as every block reader: 64 kB of
+        # ``functools[`` stays cheap.
+        for _ in range(MAX_BLOCKS):
+            if pos < 0 or too_many(found, text, pos):
+                break
             body = skip_ws(text, pos + len(MARKER))
             end = pos + len(MARKER)
             if body < len(text) and text[body] == "[":

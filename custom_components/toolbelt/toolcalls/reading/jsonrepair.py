@@ -26,6 +26,7 @@ from .numbers import NumberTooLongError, read_number
 from .reply import JSON5_LIMIT, close_reply, current_reply, open_reply
 
 __all__ = [
+    "TOO_DEEP",
     "LooseJSONError",
     "TruncatedJSONError",
     "bracket_end",
@@ -407,12 +408,18 @@ def find_json_end(text: str, start: int, limit: int | None = None) -> int:
         strict = strict_json_at(text, start)
         if strict is not None and strict[1] <= end:
             return strict[1]
-    return bracket_end(text, start, end)
+    return max(bracket_end(text, start, end), -1)
+
+
+# What ``bracket_end`` answers for brackets nested deeper than ``MAX_DEPTH``.
+TOO_DEEP = -2
 
 
 def bracket_end(text: str, start: int, end: int) -> int:
     """``find_json_end`` for a value ``strict_json_at`` could not read before
-    ``end`` (``end`` at most ``len(text)``): the bracket scan alone."""
+    ``end`` (``end`` at most ``len(text)``): the bracket scan alone, and
+    ``TOO_DEEP`` (not -1) when the brackets nest deeper than ``MAX_DEPTH``
+    before they close: every rung would refuse that value."""
     return _find_end(text, start, end)
 
 
@@ -445,7 +452,7 @@ def _find_end(text: str, start: int, end: int) -> int:
         if ch in "{[":
             depth += 1
             if depth > MAX_DEPTH:
-                return -1
+                return TOO_DEEP
         else:
             depth -= 1
             if depth == 0:

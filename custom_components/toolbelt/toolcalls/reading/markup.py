@@ -24,7 +24,7 @@ from .jsonrepair import (
     loads_loose,
 )
 from .literals import Literals
-from .scan import json_calls_at, skip_ws
+from .scan import MAX_BLOCKS, json_calls_at, skip_ws
 from .schema import coerce_text_value
 
 __all__ = [
@@ -281,12 +281,13 @@ def token_json_calls(
     """Each ``opener`` followed by a JSON call object or array (and ``closer``).
 
     A cut-off payload is refused (``marked_json_calls``); an opener at the very
-    end is markup with no call.
+    end is markup with no call. At most ``MAX_BLOCKS`` openers are read (64 kB
+    of openers stays cheap).
     """
     found: list[Found] = []
     pos = text.find(opener)
-    while pos >= 0:
-        if too_many(found, text, pos):
+    for _ in range(MAX_BLOCKS):
+        if pos < 0 or too_many(found, text, pos):
             break
         body = skip_ws(text, pos + len(opener))
         result = marked_json_calls(text, body, catalog)

@@ -17,6 +17,8 @@ from ..model import RejectedCall, ToolCall
 from ..text.fences import Fence, find_fences
 from .calls import Found, calls_from_value, reply_start
 from .jsonrepair import (
+    MAX_DEPTH,
+    TOO_DEEP,
     LooseJSONError,
     TruncatedJSONError,
     bracket_end,
@@ -72,6 +74,7 @@ def _truncated(text: str, start: int, limit: int) -> RejectedCall:
 
 # What ``json_error_at`` says of a value generation stopped inside.
 TRUNCATED, _INVALID = "truncated", "invalid"
+_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 _REPAIR_LIMIT = 65_536
 
 
@@ -88,6 +91,9 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     if strict is not None and strict[1] <= limit:
         return (strict[0], strict[1], None)
     end = bracket_end(text, pos, limit)
+    if end == TOO_DEEP:
+        # Refused by every rung: no repair reads a thousand levels to say so.
+        return (None, -1, _DEEP)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
         return (None, limit, TRUNCATED)
@@ -290,6 +296,7 @@ def prose_json_calls(
     abandoned = -1  # an unclosed call-shaped object the next call may retry
     abandoned_name = ""
     checks = _MAX_ABANDONED_CHECKS
+    unclosed = _MAX_UNCLOSED
     for _ in range(MAX_BLOCKS):
         match = JSON_CALL.full.search(text, pos)
         if match is None:
@@ -318,15 +325,21 @@ def prose_json_calls(
             pos = last_end = end
             abandoned = -1
             continue
+        end = find_json_end(text, begin)  # free: the read above scanned it
+        if end < 0:
+            # Never closed, or nested too deep: each such read runs to the end
+            # of the text, so a few are looked at, not a run of thousands.
+            unclosed -= 1
+            if unclosed < 0:
+                break
         # A list that is not all calls is data: skip it whole, not element-wise.
         if text[begin] == "[":
-            end = find_json_end(text, begin)
             pos = end if end > begin else match.end()
             continue
         if abandoned < 0 and checks > 0:
             checks -= 1
             named = _NAMED.match(text, begin)
-            if named is not None and find_json_end(text, begin) < 0:
+            if named is not None and end < 0:
                 # Never closed: the same call written again inside is its retry.
                 abandoned = begin
                 abandoned_name = catalog.resolve(named.group(1)) or ""
@@ -336,6 +349,8 @@ def prose_json_calls(
 
 # Unclosed call objects looked at per reply (each check may read to the end).
 _MAX_ABANDONED_CHECKS = 4
+# Unclosed values in prose read per reply before the search gives up.
+_MAX_UNCLOSED = 16
 _NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
 _SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
 
