@@ -13,7 +13,7 @@ from ..catalog import Catalog
 from ..model import ParseResult
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
-from ..reading.markup import token_json_calls, too_many
+from ..reading.markup import refuse_unread, token_json_calls, too_many
 from ..reading.scan import MAX_BLOCKS, json_calls_at, skip_ws
 from .base import Dialect
 
@@ -40,6 +40,7 @@ class FunctoolsDialect(Dialect):
         # ``functools[`` stays cheap.
         for _ in range(MAX_BLOCKS):
             if pos < 0 or too_many(found, text, pos):
+                pos = -1
                 break
             body = skip_ws(text, pos + len(MARKER))
             end = pos + len(MARKER)
@@ -51,6 +52,7 @@ class FunctoolsDialect(Dialect):
                     if not calls:
                         found.append(Found(pos, end, None))
             pos = text.find(MARKER, end)
+        refuse_unread(found, text, pos)
         if _TOKEN in text:
             found += token_json_calls(text, catalog, _TOKEN, _CLOSER)
         return build_result(text, found, self.name, sanitize=self.sanitize)

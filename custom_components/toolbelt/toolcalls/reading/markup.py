@@ -36,6 +36,7 @@ __all__ = [
     "positional_kwargs",
     "prefer_outside_reasoning",
     "reasoning_spans",
+    "refuse_unread",
     "token_json_calls",
     "too_many",
     "typed_text_arguments",
@@ -282,13 +283,13 @@ def token_json_calls(
 
     A cut-off payload is refused (``marked_json_calls``); an opener at the very
     end is markup with no call. At most ``MAX_BLOCKS`` openers are read (64 kB
-    of openers stays cheap).
+    of openers stays cheap): the rest is refused (``refuse_unread``).
     """
     found: list[Found] = []
     pos = text.find(opener)
     for _ in range(MAX_BLOCKS):
         if pos < 0 or too_many(found, text, pos):
-            break
+            return found
         body = skip_ws(text, pos + len(opener))
         result = marked_json_calls(text, body, catalog)
         nxt = pos + len(opener)
@@ -300,4 +301,13 @@ def token_json_calls(
         elif body >= len(text):
             found.append(Found(pos, len(text), None))
         pos = text.find(opener, nxt)
+    refuse_unread(found, text, pos)
     return found
+
+
+def refuse_unread(found: list[Found], text: str, pos: int) -> None:
+    """Refuse the text from ``pos`` on (-1: none), left unread once a reader
+    has looked at ``MAX_BLOCKS`` call openers: never spoken, like the calls
+    past ``MAX_CALLS``."""
+    if pos >= 0:
+        found.append(Found(pos, len(text), too_many_calls(text[pos : pos + 200])))

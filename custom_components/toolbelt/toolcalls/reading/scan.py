@@ -91,12 +91,12 @@ def _read(text: str, pos: int, limit: int) -> tuple[Any, int, str | None]:
     if strict is not None and strict[1] <= limit:
         return (strict[0], strict[1], None)
     end = bracket_end(text, pos, limit)
-    if end == TOO_DEEP:
-        # Refused by every rung: no repair reads a thousand levels to say so.
-        return (None, -1, _DEEP)
     if end < 0 and limit - pos > _REPAIR_LIMIT:
         # A huge value that never closes is no call worth repairing.
         return (None, limit, TRUNCATED)
+    if end == TOO_DEEP:
+        # Refused by every rung: no repair reads a thousand levels to say so.
+        return (None, -1, _DEEP)
     try:
         if end < 0:
             value = loads_loose(text[pos:limit].rstrip())
