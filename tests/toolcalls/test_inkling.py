@@ -247,6 +247,9 @@ STREAMED = [
         + _call("HassTurnOff", {"name": "porch"}, header="other_tool"),
         "Turning it on.",
     ),
+    # The prompt opened the message: the reply starts with a kind or a header.
+    (f"{TEXT}Sure.{END}" + _call("HassTurnOn", {"name": "porch"}), "Sure."),
+    (_call("HassTurnOn", {"name": "porch"})[len(MODEL) :], ""),
     # A header the catalog does not know is never spoken either.
     ("Let me look." + _call("get_weather", {"city": "SF"}), "Let me look."),
 ]
