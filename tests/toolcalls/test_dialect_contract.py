@@ -131,6 +131,10 @@ WIRE: dict[str, str] = {
         "<ifm|tool_calls><ifm|tool_call>HassTurnOn<ifm|arg_key>name</ifm|arg_key>"
         "<ifm|arg_value>kitchen light</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
     ),
+    "inkling": (
+        "<|message_model|>HassTurnOn<|content_invoke_tool_json|>"
+        f'{{"name": "HassTurnOn", "args": {ARGS}}}<|end_message|>'
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -274,6 +278,11 @@ PROSE = [
 ]
 # Prose that names a dialect's own markup, and the text that stays of it.
 MORE_PROSE: list[Any] = [
+    (
+        "inkling",  # the call token named in prose, no call after it
+        "Inkling writes <|content_invoke_tool_json|> blocks, but nothing to call here.",
+        "Inkling writes blocks, but nothing to call here.",
+    ),
     (
         "k2_horizon",  # the group token named, no call inside
         "K2 Horizon writes <ifm|tool_calls> groups, but nothing to call here.",

@@ -30,6 +30,7 @@ from .dialects.granite import GraniteDialect
 from .dialects.hermes import HermesDialect
 from .dialects.home_llm import HomeLlmDialect
 from .dialects.hy import HyDialect
+from .dialects.inkling import InklingDialect
 from .dialects.internlm import InternLmDialect
 from .dialects.k2_horizon import K2HorizonDialect
 from .dialects.kimi_k2 import KimiK2Dialect
@@ -114,6 +115,7 @@ DIALECTS: dict[str, type[Dialect]] = {
     "pangu": PanguDialect,
     "plamo": PlamoDialect,
     "k2_horizon": K2HorizonDialect,
+    "inkling": InklingDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
@@ -134,6 +136,7 @@ AUTO_ORDER: tuple[str, ...] = (
     "pangu",
     "plamo",
     "k2_horizon",
+    "inkling",
     "glm",
     "nemotron",
     "apertus",
@@ -195,6 +198,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "pangu": ("pangu",),
     "plamo": ("plamo",),
     "k2_horizon": ("k2_horizon",),
+    "inkling": ("inkling",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -243,6 +247,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
         (r"k2[-_ ]?horizon", "k2_horizon"),
+        (r"inkling", "inkling"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )
