@@ -286,6 +286,9 @@ class GemmaDialect(Dialect):
     # Channel tokens around no thought (llama.cpp's Gemma 4 edge cases).
     dropped = ("<|channel>", "<channel|>")
     markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
+    # A bare ``call:NAME{…}`` opens a line (``_bare_call_start``): the stream
+    # holds a line that starts so.
+    start_markers = ("call:",)
     triggers = ("<|tool_call>", "<start_function_call>", "```tool_", "call:", "<call>")
     cleans = ("<",)
 
