@@ -18,6 +18,8 @@ only count when there is no call after it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 import json
 import re
 from typing import TYPE_CHECKING, Any, override
@@ -49,7 +51,13 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
 
-__all__ = ["MiniMaxDialect", "read_invokes"]
+__all__ = [
+    "M2_TAGS",
+    "InvokeTags",
+    "MiniMaxDialect",
+    "param_invoke_call",
+    "read_invokes",
+]
 
 _INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
@@ -75,7 +83,20 @@ def _invoke_call(
     catalog: Catalog, name: str, body: str, raw: str
 ) -> ToolCall | RejectedCall:
     """Arguments from the ``<parameter>`` elements of one complete invoke body."""
-    pairs = parameter_pairs(body, _PARAM)
+    return param_invoke_call(catalog, name, body, raw, _PARAM)
+
+
+def param_invoke_call(
+    catalog: Catalog,
+    name: str,
+    body: str,
+    raw: str,
+    param: re.Pattern[str],
+    param_close: str = "</parameter>",
+) -> ToolCall | RejectedCall:
+    """A call from the ``param`` elements of one complete invoke body (values
+    typed from the schema), or from a JSON object body."""
+    pairs = parameter_pairs(body, param, param_close)
     if pairs is None:
         return RejectedCall(name=name, raw=raw, reason="a parameter is never closed")
     if not pairs and body.strip().startswith("{"):
@@ -89,39 +110,61 @@ def _invoke_call(
     return make_call(catalog, name, args, raw=raw, coerce=True)
 
 
+@dataclass(frozen=True, slots=True)
+class InvokeTags:
+    """How one format writes its invokes, for ``read_invokes``.
+
+    ``body`` reads a closed invoke: ``(catalog, name, body, raw)``.
+    ``last_close``: a body ends at the last ``close`` before the next invoke
+    (a value may hold the closer) rather than the first. ``bare_markup``: a
+    block with no invoke is markup even when it holds text. ``to_next``: a
+    call spans (and its raw runs) up to the next invoke, not its closer.
+    """
+
+    invoke: re.Pattern[str]
+    close: str
+    body: Callable[[Catalog, str, str, str], ToolCall | RejectedCall]
+    last_close: bool = True
+    bare_markup: bool = False
+    to_next: bool = False
+
+
 def read_invokes(
     text: str,
     catalog: Catalog,
     block: tuple[int, int, int, int],
     found: list[Found],
+    tags: InvokeTags | None = None,
 ) -> None:
-    """Add the ``<invoke>`` calls of one block (``tag_blocks``' tuple; a start
-    of -1: invokes with no wrapper) to ``found``; the wrapper is spanned by the
-    first and last call, or is empty markup."""
+    """Add the invoke calls of one block (``tag_blocks``' tuple; a start of
+    -1: invokes with no wrapper) to ``found``; the wrapper is spanned by the
+    first and last call, or is empty markup. ``tags``: M2's by default."""
+    tags = tags or M2_TAGS
     start, body_start, body_end, end = block
-    invokes = list(_INVOKE.finditer(text, body_start, body_end))
-    if start >= 0 and not invokes and not text[body_start:body_end].strip():
+    invokes = list(tags.invoke.finditer(text, body_start, body_end))
+    if (
+        start >= 0
+        and not invokes
+        and (tags.bare_markup or not text[body_start:body_end].strip())
+    ):
         found.append(Found(start, end, None))
+    find = text.rfind if tags.last_close else text.find
     for index, inv in enumerate(invokes):
         if too_many(found, text, inv.start()):
             break
         limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-        close = text.rfind("</invoke>", inv.end(), limit)
+        close = find(tags.close, inv.end(), limit)
         name = inv.group(1).strip()
-        span_start = start if start >= 0 and index == 0 else inv.start()
-        if close < 0:
-            call: ToolCall | RejectedCall = RejectedCall(
-                name=name,
-                raw=text[inv.start() : limit],
-                reason="call is truncated",
-            )
-            span_end = end if start >= 0 and index == len(invokes) - 1 else limit
-        else:
-            raw = text[inv.start() : close + len("</invoke>")]
-            call = _invoke_call(catalog, name, text[inv.end() : close], raw)
-            last = index == len(invokes) - 1
-            span_end = end if start >= 0 and last else close + len("</invoke>")
-        found.append(Found(span_start, span_end, call))
+        after = limit if close < 0 or tags.to_next else close + len(tags.close)
+        raw = text[inv.start() : after]
+        call = (
+            RejectedCall(name=name, raw=raw, reason="call is truncated")
+            if close < 0
+            else tags.body(catalog, name, text[inv.end() : close], raw)
+        )
+        first, last = index == 0, index == len(invokes) - 1
+        span_start = start if start >= 0 and first else inv.start()
+        found.append(Found(span_start, end if start >= 0 and last else after, call))
 
 
 def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:
@@ -162,6 +205,28 @@ def _m3_pairs(body: str) -> list[tuple[str, str]] | None:
         (name, value if isinstance(value, str) else json.dumps(value))
         for name, value in stack[0][1]
     ]
+
+
+def _m3_call(
+    catalog: Catalog, name: str, body: str, raw: str
+) -> ToolCall | RejectedCall:
+    """An M3 invoke's call from its nested parameter tags."""
+    pairs = _m3_pairs(body)
+    if pairs is None:
+        return RejectedCall(name=name, raw=raw, reason="the parameter tags do not nest")
+    args = typed_text_arguments(catalog, name, pairs)
+    return make_call(catalog, name, args, raw=raw, coerce=True)
+
+
+M2_TAGS = InvokeTags(_INVOKE, "</invoke>", _invoke_call)
+_M3_TAGS = InvokeTags(
+    _M3_INVOKE,
+    _M3_END_INVOKE,
+    _m3_call,
+    last_close=False,
+    bare_markup=True,
+    to_next=True,
+)
 
 
 class MiniMaxDialect(Dialect):
@@ -211,34 +276,8 @@ class MiniMaxDialect(Dialect):
 
     def _m3(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
-        for start, body_start, body_end, end in tag_blocks(text, _M3_OPEN, _M3_CLOSE):
-            invokes = list(_M3_INVOKE.finditer(text, body_start, body_end))
-            if not invokes:
-                found.append(Found(start, end, None))
-            for index, inv in enumerate(invokes):
-                if too_many(found, text, inv.start()):
-                    break
-                limit = (
-                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-                )
-                close = text.find(_M3_END_INVOKE, inv.end(), limit)
-                name = inv.group(1).strip()
-                raw = text[inv.start() : limit]
-                pairs = None if close < 0 else _m3_pairs(text[inv.end() : close])
-                call: ToolCall | RejectedCall
-                if close < 0:
-                    call = RejectedCall(name=name, raw=raw, reason="call is truncated")
-                elif pairs is None:
-                    call = RejectedCall(
-                        name=name, raw=raw, reason="the parameter tags do not nest"
-                    )
-                else:
-                    args = typed_text_arguments(catalog, name, pairs)
-                    call = make_call(catalog, name, args, raw=raw, coerce=True)
-                first, last = index == 0, index == len(invokes) - 1
-                found.append(
-                    Found(start if first else inv.start(), end if last else limit, call)
-                )
+        for block in tag_blocks(text, _M3_OPEN, _M3_CLOSE):
+            read_invokes(text, catalog, block, found, _M3_TAGS)
         return found
 
     def _m1(self, text: str, catalog: Catalog) -> list[Found]:
