@@ -70,6 +70,7 @@ ISSUE_23_DIALECTS = (
     "plamo",
     "solar_open",
     "k2_horizon",
+    "muse",
 )
 
 # The CLI as ``python -m`` runs it: ``run()`` answers stdin.

@@ -131,6 +131,12 @@ WIRE: dict[str, str] = {
         "<ifm|tool_calls><ifm|tool_call>HassTurnOn<ifm|arg_key>name</ifm|arg_key>"
         "<ifm|arg_value>kitchen light</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
     ),
+    "muse": (
+        " to=self<|message|>Turn it on.<|eom|><|start|>assistant to=HassTurnOn"
+        '<|message|><atem:function_calls>\n<atem:invoke name="HassTurnOn">\n'
+        '<atem:parameter name="name">kitchen light</atem:parameter>\n</atem:invoke>\n'
+        "</atem:function_calls><|eot|>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -274,6 +280,12 @@ PROSE = [
 ]
 # Prose that names a dialect's own markup, and the text that stays of it.
 MORE_PROSE: list[Any] = [
+    (
+        "muse",  # the block named in the answer channel, no call
+        " to=self<|message|>No call.<|eom|><|start|>assistant to=user<|message|>"
+        "I write an <atem:function_calls> block to call a tool.<|eot|>",
+        "I write an <atem:function_calls> block to call a tool.",
+    ),
     (
         "k2_horizon",  # the group token named, no call inside
         "K2 Horizon writes <ifm|tool_calls> groups, but nothing to call here.",

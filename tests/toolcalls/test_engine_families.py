@@ -41,6 +41,7 @@ FAMILY_PRESET = {
     "pangu": "pangu",
     "plamo": "plamo",
     "k2_horizon": "k2_horizon",
+    "muse": "muse",
     "kimi": "kimi",
 }
 
@@ -95,3 +96,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes
     assert {"k2horizon"} <= prefixes
+    assert {"muse"} <= prefixes

@@ -39,6 +39,7 @@ from .dialects.markdown_json import MarkdownJsonDialect
 from .dialects.minicpm import MiniCpmDialect
 from .dialects.minimax import MiniMaxDialect
 from .dialects.mistral import MistralDialect
+from .dialects.muse import MuseDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
 from .dialects.olmo3 import Olmo3Dialect
@@ -114,10 +115,12 @@ DIALECTS: dict[str, type[Dialect]] = {
     "pangu": PanguDialect,
     "plamo": PlamoDialect,
     "k2_horizon": K2HorizonDialect,
+    "muse": MuseDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
 AUTO_ORDER: tuple[str, ...] = (
+    "muse",
     "gpt_oss",
     "deepseek",
     "kimi_k2",
@@ -195,6 +198,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "pangu": ("pangu",),
     "plamo": ("plamo",),
     "k2_horizon": ("k2_horizon",),
+    "muse": ("muse",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -243,6 +247,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
         (r"k2[-_ ]?horizon", "k2_horizon"),
+        (r"muse|glimmer", "muse"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

@@ -130,6 +130,16 @@ _SPECIAL_PARTIAL = re.compile(
 _HEADER_OPENERS = ("<|channel|>", "<|start|>")
 _HEADER_END = "<|message|>"
 _HEADER_MAX = 300
+# Muse Glimmer's headers name a recipient: ``self`` is reasoning (until one of
+# its end tokens or the next header), ``user`` the answer, any other a tool.
+_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+_MUSE_ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
+_TO_SELF, _TO_USER = "to=self", "to=user"
+# Its prompt ends with ``<|start|>assistant``: the reply opens with a bare header.
+_BARE_HEADER = re.compile(r"to=([^\s<>]{1,128})<\|message\|>")
+_BARE_PARTIAL = re.compile(
+    r"t(?:o(?:=[^\s<>]{0,128}(?:<(?:\|(?:m(?:e(?:s(?:s(?:a(?:g(?:e\|?)?)?)?)?)?)?)?)?)?)?)?"
+)
 
 _TEXT, _REASONING, _HOLD, _REACT = "text", "reasoning", "hold", "react"
 
@@ -428,6 +438,11 @@ class StreamDetector:
                 buf = self._buf = stripped
             if not buf:
                 return False
+            bare = _BARE_HEADER.match(buf)
+            if bare is not None:
+                return self._to_recipient(bare.group(1), buf[bare.end() :], out)
+            if _BARE_PARTIAL.fullmatch(buf):
+                return False  # may still become a bare header
             if not self._labelled:
                 opening = _START_LABEL.match(buf)
                 if opening is not None:
@@ -659,6 +674,23 @@ class StreamDetector:
             self._held.clear()
             self._hold_lead = False
 
+    def _to_recipient(self, recipient: str, body: str, out: list[str]) -> bool:
+        """A message to ``recipient``: reasoning (``self``), the answer
+        (``user``) or a call (any other: the rest waits for the parse)."""
+        header = f"to={recipient.lower()}"
+        if header == _TO_SELF:
+            self._mode = _REASONING
+            self._closers = (*_MUSE_ENDS, *_HEADER_OPENERS)
+            self._buf = body
+            return True
+        if header == _TO_USER:
+            self._buf = body
+            return True
+        self._drop_lead(out)
+        self._mode = _HOLD
+        self._buf = ""
+        return False
+
     def _harmony_header(self, buf: str, start: int, end: int, out: list[str]) -> bool:
         """Decide a harmony message by its header, once the header is complete."""
         out.append(buf[:start])
@@ -670,6 +702,9 @@ class StreamDetector:
             close = len(buf)
         header = buf[end:close]
         body = buf[close + len(_HEADER_END) :]
+        recipients = _RECIPIENT.findall(header) if close < len(buf) else ()
+        if recipients:
+            return self._to_recipient(recipients[-1], body, out)
         if "to=" in header or close == len(buf):
             self._drop_lead(out)
             self._mode = _HOLD
