@@ -188,3 +188,51 @@ def test_the_prompt_asks_for_an_atem_block() -> None:
     assert resolve_dialect("auto", "Muse-Glimmer-8B").system_prompt(catalog()) == (
         prompt
     )
+
+
+# Upstream's headerless switches: a channel left for the next with no end
+# token, its header written bare (FreeToken's HIGH-2 and R2 HIGH-1 cases).
+SWITCHES = [
+    (
+        " to=self<|message|>I should turn it on. to=HassTurnOn<|message|>"
+        + atem("HassTurnOn", name="porch light")
+        + "<|eot|>",
+        PORCH,
+        "",
+        "I should turn it on.",
+    ),
+    (
+        " to=self<|message|>quick thought to=user<|message|>Here you go.<|eot|>",
+        [],
+        "Here you go.",
+        "quick thought",
+    ),
+    (
+        " to=HassTurnOn<|message|>"
+        + atem("HassTurnOn", name="porch light")
+        + "to=user<|message|>It is on.<|eot|>",
+        PORCH,
+        "It is on.",
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "want", "content", "reasoning"), SWITCHES)
+def test_a_bare_header_switches_channel(
+    raw: str, want: list, content: str, reasoning: str
+) -> None:
+    for result in (parse("muse", raw), parse_auto(raw)):
+        assert calls(result) == want
+        assert result.content == content
+        assert result.reasoning == reasoning
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+@pytest.mark.parametrize(("raw", "want", "content", "reasoning"), SWITCHES)
+def test_a_switch_out_of_reasoning_never_speaks_it(
+    raw: str, want: list, content: str, reasoning: str, size: int
+) -> None:
+    released, holding = _stream("auto", raw, size)
+    assert holding == bool(want)
+    assert released == ("" if want else content)

@@ -39,6 +39,8 @@ _NEXT_HEADER = ("<|start|>", "<|channel|>")
 _HEADER_START = re.compile(r"<\|start\|>|<\|channel\|>|\s?to=")
 _RECIPIENT = re.compile(r"\bto=([^\s<]+)")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
+# A bare recipient header ending where a ``<|message|>`` starts.
+_BARE_TO = re.compile(r"\s?(?<![\w=])to=[^\s<>]{1,128}\Z")
 _NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
 # The header of a message that is the model's reasoning (Muse Glimmer's).
 _THINKING = "to=self"
@@ -60,6 +62,18 @@ def _body_end(
     return best, best_end
 
 
+def _switch(
+    text: str, finder: Finder, body_start: int, body_end: int, term_end: int
+) -> tuple[int, int]:
+    """``(body end, message end)``, ending at a bare header (``to=X<|message|>``)
+    inside the body: a channel switch with no end token."""
+    nxt = finder.find(_MESSAGE, body_start)
+    if not 0 <= nxt < body_end:
+        return body_end, term_end
+    bare = _BARE_TO.search(text, body_start, nxt)
+    return (bare.start(), bare.start()) if bare else (body_end, term_end)
+
+
 class GptOssDialect(Dialect):
     """Harmony messages: calls via ``to=functions.X``, analysis as reasoning."""
 
@@ -68,6 +82,8 @@ class GptOssDialect(Dialect):
     triggers: ClassVar[tuple[str, ...]] = ("<|message|>", "to=functions.")
     # Tokens that end a message (a next header ends one too, not consumed).
     terminators: ClassVar[tuple[str, ...]] = _TERMINATORS
+    # Whether a bare ``to=X<|message|>`` inside a body starts the next message.
+    bare_switch: ClassVar[bool] = False
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -102,6 +118,10 @@ class GptOssDialect(Dialect):
             header = text[head_start:pos]
             body_start = pos + len(_MESSAGE)
             body_end, term_end = _body_end(finder, body_start, self.terminators)
+            if self.bare_switch:
+                body_end, term_end = _switch(
+                    text, finder, body_start, body_end, term_end
+                )
             recipients = _RECIPIENT.findall(header)
             channels = _CHANNEL.findall(header)
             recipient = recipients[-1] if recipients else ""

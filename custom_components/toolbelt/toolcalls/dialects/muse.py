@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, override
 
 from ..prompting.render import json_catalog
 from ..reading.calls import Found
+from ..reading.invokes import InvokeTags, param_invoke_call, read_invokes
 from ..reading.scan import tag_blocks
 from ..text.sanitize import register_reasoning_delimiters
 from .gpt_oss import GptOssDialect
-from .minimax import InvokeTags, param_invoke_call, read_invokes
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -44,10 +44,17 @@ _PARAM = re.compile(r"""<atem:parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>"""
 _ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
 _SELF = "to=self<|message|>"
 _USER = "to=user<|message|>"
+# The answer's header where the streaming detector reads it as one: opening
+# the reply, after ``<|start|>assistant`` or after an end token.
+_USER_HEADER = re.compile(
+    r"(\A|<\|start\|>[A-Za-z_]{0,20}\s?|<\|eom\|>|<\|eot\|>|<\|end_of_text\|>)\s*"
+    + re.escape(_USER)
+)
 
 # A reply with no call is cleaned, not parsed: its ``to=self`` bodies are
-# reasoning there too (a bare header, or one after ``<|start|>assistant``).
-register_reasoning_delimiters(_SELF, (*_ENDS, "<|start|>"))
+# reasoning there too (a bare header, or one after ``<|start|>assistant``),
+# up to an end token, the next header or a bare switch to the answer.
+register_reasoning_delimiters(_SELF, (*_ENDS, "<|start|>", _USER))
 
 
 def _tool_name(catalog: Catalog, name: str) -> str:
@@ -74,6 +81,7 @@ class MuseDialect(GptOssDialect):
     markers = (_BLOCK, "<|start|>")
     triggers = (_BLOCK, *_ENDS, _SELF)
     terminators = (*GptOssDialect.terminators, *_ENDS)
+    bare_switch = True
     cleans = (_USER,)
 
     @override
@@ -124,7 +132,7 @@ class MuseDialect(GptOssDialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        return super().sanitize(text).replace(_USER, "")
+        return _USER_HEADER.sub(r"\1", super().sanitize(text))
 
 
 def _bare_blocks(
