@@ -71,6 +71,7 @@ ISSUE_23_DIALECTS = (
     "solar_open",
     "k2_horizon",
     "inkling",
+    "muse",
 )
 
 # The CLI as ``python -m`` runs it: ``run()`` answers stdin.

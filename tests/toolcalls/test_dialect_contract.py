@@ -135,6 +135,12 @@ WIRE: dict[str, str] = {
         "<|message_model|>HassTurnOn<|content_invoke_tool_json|>"
         f'{{"name": "HassTurnOn", "args": {ARGS}}}<|end_message|>'
     ),
+    "muse": (
+        " to=self<|message|>Turn it on.<|eom|><|start|>assistant to=HassTurnOn"
+        '<|message|><atem:function_calls>\n<atem:invoke name="HassTurnOn">\n'
+        '<atem:parameter name="name">kitchen light</atem:parameter>\n</atem:invoke>\n'
+        "</atem:function_calls><|eot|>"
+    ),
 }
 TEXT_DIALECTS = sorted(WIRE)
 UNKNOWN = "unknown tool: delete_all"
@@ -282,6 +288,12 @@ MORE_PROSE: list[Any] = [
         "inkling",  # the call token named in prose, no call after it
         "Inkling writes <|content_invoke_tool_json|> blocks, but nothing to call here.",
         "Inkling writes blocks, but nothing to call here.",
+    ),
+    (
+        "muse",  # the block named in the answer channel, no call
+        " to=self<|message|>No call.<|eom|><|start|>assistant to=user<|message|>"
+        "I write an <atem:function_calls> block to call a tool.<|eot|>",
+        "I write an <atem:function_calls> block to call a tool.",
     ),
     (
         "k2_horizon",  # the group token named, no call inside

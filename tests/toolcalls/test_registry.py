@@ -97,6 +97,8 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("plamo-3-8b", ("plamo",)),
         ("k2-horizon-instruct", ("k2_horizon",)),
         ("thinkingmachines/Inkling-NVFP4", ("inkling",)),
+        ("muse-glimmer-32b", ("muse",)),
+        ("Glimmer-8B", ("muse",)),
         ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),

@@ -430,6 +430,15 @@ CALL_SHAPES = {
     "llama_tag": f'<|python_tag|>{{"name": "HassTurnOn", "parameters": {_ARGS}}}',
     "functools": f'functools[{{"name": "HassTurnOn", "arguments": {_ARGS}}}]',
     "react": f"Action: HassTurnOn\nAction Input: {_ARGS}",
+    "muse": (
+        "<|start|>assistant to=HassTurnOn<|message|><atem:function_calls>\n"
+        '<atem:invoke name="HassTurnOn">\n<atem:parameter name="name">Kitchen light'
+        "</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>"
+    ),
+    "muse_block": (
+        '<atem:function_calls><atem:invoke name="HassTurnOn"><atem:parameter name="name">'
+        "Kitchen light</atem:parameter></atem:invoke></atem:function_calls>"
+    ),
 }
 # What a model writes before a call: the issue's own ("Sure!", "# Too", a
 # half-written label), punctuation a bracket may follow, invisible characters.

@@ -40,6 +40,7 @@ from .dialects.markdown_json import MarkdownJsonDialect
 from .dialects.minicpm import MiniCpmDialect
 from .dialects.minimax import MiniMaxDialect
 from .dialects.mistral import MistralDialect
+from .dialects.muse import MuseDialect
 from .dialects.native import NativeDialect
 from .dialects.nemotron import NemotronDialect
 from .dialects.olmo3 import Olmo3Dialect
@@ -116,10 +117,12 @@ DIALECTS: dict[str, type[Dialect]] = {
     "plamo": PlamoDialect,
     "k2_horizon": K2HorizonDialect,
     "inkling": InklingDialect,
+    "muse": MuseDialect,
 }
 
 # ``auto``: most specific markers first, marker-less and lenient forms last.
 AUTO_ORDER: tuple[str, ...] = (
+    "muse",
     "gpt_oss",
     "deepseek",
     "kimi_k2",
@@ -199,6 +202,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "plamo": ("plamo",),
     "k2_horizon": ("k2_horizon",),
     "inkling": ("inkling",),
+    "muse": ("muse",),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -248,6 +252,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"plamo", "plamo"),
         (r"k2[-_ ]?horizon", "k2_horizon"),
         (r"inkling", "inkling"),
+        (r"muse|glimmer", "muse"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

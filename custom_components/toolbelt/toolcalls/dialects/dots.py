@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, override
 
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
+from ..reading.invokes import read_invokes
 from ..reading.markup import prefer_outside_reasoning, too_many
 from ..reading.scan import skip_ws, tag_blocks
 from .base import Dialect
 from .hermes import json_block
-from .minimax import read_invokes
+from .minimax import M2_TAGS
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -44,7 +45,7 @@ class DotsDialect(Dialect):
             if too_many(found, text, block[0]):
                 break
             if text.startswith("<invoke", skip_ws(text, block[1])):
-                read_invokes(text, catalog, block, found)
+                read_invokes(text, catalog, block, found, M2_TAGS)
             else:
                 found += json_block(text, catalog, block)
         found = prefer_outside_reasoning(text, found)

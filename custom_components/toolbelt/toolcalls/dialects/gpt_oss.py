@@ -13,7 +13,7 @@ call is kept (as vLLM does). Built-in recipients (``python``,
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, override
+from typing import TYPE_CHECKING, ClassVar, override
 
 from ..model import RejectedCall, ToolCall
 from ..prompting.render import compact_catalog
@@ -39,13 +39,19 @@ _NEXT_HEADER = ("<|start|>", "<|channel|>")
 _HEADER_START = re.compile(r"<\|start\|>|<\|channel\|>|\s?to=")
 _RECIPIENT = re.compile(r"\bto=([^\s<]+)")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
+# A bare recipient header ending where a ``<|message|>`` starts.
+_BARE_TO = re.compile(r"\s?(?<![\w=])to=[^\s<>]{1,128}\Z")
 _NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
+# The header of a message that is the model's reasoning (Muse Glimmer's).
+_THINKING = "to=self"
 
 
-def _body_end(finder: Finder, start: int) -> tuple[int, int]:
+def _body_end(
+    finder: Finder, start: int, terminators: tuple[str, ...]
+) -> tuple[int, int]:
     """``(end of body, end of its terminator)``; a next header is not consumed."""
     best, best_end = len(finder.text), len(finder.text)
-    for token in _TERMINATORS:
+    for token in terminators:
         idx = finder.find(token, start)
         if 0 <= idx < best:
             best, best_end = idx, idx + len(token)
@@ -56,12 +62,28 @@ def _body_end(finder: Finder, start: int) -> tuple[int, int]:
     return best, best_end
 
 
+def _switch(
+    text: str, finder: Finder, body_start: int, body_end: int, term_end: int
+) -> tuple[int, int]:
+    """``(body end, message end)``, ending at a bare header (``to=X<|message|>``)
+    inside the body: a channel switch with no end token."""
+    nxt = finder.find(_MESSAGE, body_start)
+    if not 0 <= nxt < body_end:
+        return body_end, term_end
+    bare = _BARE_TO.search(text, body_start, nxt)
+    return (bare.start(), bare.start()) if bare else (body_end, term_end)
+
+
 class GptOssDialect(Dialect):
     """Harmony messages: calls via ``to=functions.X``, analysis as reasoning."""
 
     name = "gpt_oss"
-    markers = ("<|channel|>", "<|start|>", "to=functions.")
-    triggers = ("<|message|>", "to=functions.")
+    markers: ClassVar[tuple[str, ...]] = ("<|channel|>", "<|start|>", "to=functions.")
+    triggers: ClassVar[tuple[str, ...]] = ("<|message|>", "to=functions.")
+    # Tokens that end a message (a next header ends one too, not consumed).
+    terminators: ClassVar[tuple[str, ...]] = _TERMINATORS
+    # Whether a bare ``to=X<|message|>`` inside a body starts the next message.
+    bare_switch: ClassVar[bool] = False
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -74,33 +96,45 @@ class GptOssDialect(Dialect):
 
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
+        found, thoughts, _ = self._messages(text, catalog)
+        return self._result(text, found, thoughts)
+
+    def _messages(
+        self, text: str, catalog: Catalog
+    ) -> tuple[list[Found], list[str], list[tuple[int, int]]]:
+        """What every message is (calls, cut headers), its reasoning, and
+        each message's ``(start, end)``."""
         found: list[Found] = []
         thoughts: list[str] = []
+        spans: list[tuple[int, int]] = []
         prev = 0
         finder = Finder(text)
         pos = finder.find(_MESSAGE)
         while pos >= 0:
-            if too_many(found, text, pos):
-                break
             head = _HEADER_START.search(text, prev, pos)
             head_start = head.start() if head else pos
+            if too_many(found, text, head_start):
+                break
             header = text[head_start:pos]
             body_start = pos + len(_MESSAGE)
-            body_end, term_end = _body_end(finder, body_start)
+            body_end, term_end = _body_end(finder, body_start, self.terminators)
+            if self.bare_switch:
+                body_end, term_end = _switch(
+                    text, finder, body_start, body_end, term_end
+                )
             recipients = _RECIPIENT.findall(header)
             channels = _CHANNEL.findall(header)
             recipient = recipients[-1] if recipients else ""
             channel = channels[-1].lower() if channels else ""
-            if recipient and recipient.lower() not in _NOT_TOOLS:
-                call = self._call(
+            thinking = f"to={recipient.lower()}" == _THINKING
+            if recipient and recipient.lower() not in _NOT_TOOLS and not thinking:
+                found += self._channel_calls(
+                    text,
                     catalog,
                     recipient,
-                    text[body_start:body_end],
-                    text[head_start:term_end],
-                    closed=term_end > body_end or body_end < len(text),
+                    (head_start, body_start, body_end, term_end),
                 )
-                found.append(Found(head_start, term_end, call))
-            elif channel == "analysis":
+            elif channel == "analysis" or thinking:
                 # Reasoning: cut whole, reported as reasoning, never content.
                 thoughts.append(text[body_start:body_end].strip())
                 found.append(Found(head_start, term_end, None))
@@ -109,8 +143,14 @@ class GptOssDialect(Dialect):
                 found.append(Found(head_start, body_start, None))
                 if term_end > body_end:
                     found.append(Found(body_end, term_end, None))
+            spans.append((head_start, term_end))
             prev = term_end
             pos = finder.find(_MESSAGE, max(term_end, body_start))
+        return found, thoughts, spans
+
+    def _result(
+        self, text: str, found: list[Found], thoughts: list[str]
+    ) -> ParseResult:
         if probing() and all(f.call is None for f in found):
             # A chain asks only "any calls?": channels without one are none.
             return build_result(text, (), self.name)
@@ -121,6 +161,25 @@ class GptOssDialect(Dialect):
         if thoughts:
             result.reasoning = "\n".join(t for t in (*thoughts, result.reasoning) if t)
         return result
+
+    def _channel_calls(
+        self,
+        text: str,
+        catalog: Catalog,
+        recipient: str,
+        message: tuple[int, int, int, int],
+    ) -> list[Found]:
+        """The calls of a message to a tool: ``message`` is its header start,
+        body start, body end and end."""
+        head_start, body_start, body_end, term_end = message
+        call = self._call(
+            catalog,
+            recipient,
+            text[body_start:body_end],
+            text[head_start:term_end],
+            closed=term_end > body_end or body_end < len(text),
+        )
+        return [Found(head_start, term_end, call)]
 
     def _call(
         self, catalog: Catalog, recipient: str, body: str, raw: str, *, closed: bool

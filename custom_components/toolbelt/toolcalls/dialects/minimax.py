@@ -30,13 +30,13 @@ from ..reading.calls import (
     call_from_object,
     make_call,
 )
+from ..reading.invokes import InvokeTags, param_invoke_call, read_invokes
 from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
     loads_loose,
 )
 from ..reading.markup import (
-    parameter_pairs,
     prefer_outside_reasoning,
     too_many,
     typed_text_arguments,
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..model import ParseResult, ToolCall
 
-__all__ = ["MiniMaxDialect", "read_invokes"]
+__all__ = ["M2_TAGS", "MiniMaxDialect"]
 
 _INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
@@ -75,53 +75,7 @@ def _invoke_call(
     catalog: Catalog, name: str, body: str, raw: str
 ) -> ToolCall | RejectedCall:
     """Arguments from the ``<parameter>`` elements of one complete invoke body."""
-    pairs = parameter_pairs(body, _PARAM)
-    if pairs is None:
-        return RejectedCall(name=name, raw=raw, reason="a parameter is never closed")
-    if not pairs and body.strip().startswith("{"):
-        try:
-            return make_call(catalog, name, loads_loose(body.strip()), raw=raw)
-        except LooseJSONError as err:
-            return RejectedCall(
-                name=name, raw=raw, reason=f"arguments are not JSON: {err}"
-            )
-    args = typed_text_arguments(catalog, name, pairs)
-    return make_call(catalog, name, args, raw=raw, coerce=True)
-
-
-def read_invokes(
-    text: str,
-    catalog: Catalog,
-    block: tuple[int, int, int, int],
-    found: list[Found],
-) -> None:
-    """Add the ``<invoke>`` calls of one block (``tag_blocks``' tuple; a start
-    of -1: invokes with no wrapper) to ``found``; the wrapper is spanned by the
-    first and last call, or is empty markup."""
-    start, body_start, body_end, end = block
-    invokes = list(_INVOKE.finditer(text, body_start, body_end))
-    if start >= 0 and not invokes and not text[body_start:body_end].strip():
-        found.append(Found(start, end, None))
-    for index, inv in enumerate(invokes):
-        if too_many(found, text, inv.start()):
-            break
-        limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-        close = text.rfind("</invoke>", inv.end(), limit)
-        name = inv.group(1).strip()
-        span_start = start if start >= 0 and index == 0 else inv.start()
-        if close < 0:
-            call: ToolCall | RejectedCall = RejectedCall(
-                name=name,
-                raw=text[inv.start() : limit],
-                reason="call is truncated",
-            )
-            span_end = end if start >= 0 and index == len(invokes) - 1 else limit
-        else:
-            raw = text[inv.start() : close + len("</invoke>")]
-            call = _invoke_call(catalog, name, text[inv.end() : close], raw)
-            last = index == len(invokes) - 1
-            span_end = end if start >= 0 and last else close + len("</invoke>")
-        found.append(Found(span_start, span_end, call))
+    return param_invoke_call(catalog, name, body, raw, _PARAM)
 
 
 def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:
@@ -162,6 +116,28 @@ def _m3_pairs(body: str) -> list[tuple[str, str]] | None:
         (name, value if isinstance(value, str) else json.dumps(value))
         for name, value in stack[0][1]
     ]
+
+
+def _m3_call(
+    catalog: Catalog, name: str, body: str, raw: str
+) -> ToolCall | RejectedCall:
+    """An M3 invoke's call from its nested parameter tags."""
+    pairs = _m3_pairs(body)
+    if pairs is None:
+        return RejectedCall(name=name, raw=raw, reason="the parameter tags do not nest")
+    args = typed_text_arguments(catalog, name, pairs)
+    return make_call(catalog, name, args, raw=raw, coerce=True)
+
+
+M2_TAGS = InvokeTags(_INVOKE, "</invoke>", _invoke_call)
+_M3_TAGS = InvokeTags(
+    _M3_INVOKE,
+    _M3_END_INVOKE,
+    _m3_call,
+    last_close=False,
+    bare_markup=True,
+    to_next=True,
+)
 
 
 class MiniMaxDialect(Dialect):
@@ -206,39 +182,13 @@ class MiniMaxDialect(Dialect):
         found: list[Found] = []
         blocks = list(tag_blocks(text, _M2_OPEN, _M2_CLOSE)) or [(-1, 0, len(text), -1)]
         for block in blocks:
-            read_invokes(text, catalog, block, found)
+            read_invokes(text, catalog, block, found, M2_TAGS)
         return found
 
     def _m3(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
-        for start, body_start, body_end, end in tag_blocks(text, _M3_OPEN, _M3_CLOSE):
-            invokes = list(_M3_INVOKE.finditer(text, body_start, body_end))
-            if not invokes:
-                found.append(Found(start, end, None))
-            for index, inv in enumerate(invokes):
-                if too_many(found, text, inv.start()):
-                    break
-                limit = (
-                    invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-                )
-                close = text.find(_M3_END_INVOKE, inv.end(), limit)
-                name = inv.group(1).strip()
-                raw = text[inv.start() : limit]
-                pairs = None if close < 0 else _m3_pairs(text[inv.end() : close])
-                call: ToolCall | RejectedCall
-                if close < 0:
-                    call = RejectedCall(name=name, raw=raw, reason="call is truncated")
-                elif pairs is None:
-                    call = RejectedCall(
-                        name=name, raw=raw, reason="the parameter tags do not nest"
-                    )
-                else:
-                    args = typed_text_arguments(catalog, name, pairs)
-                    call = make_call(catalog, name, args, raw=raw, coerce=True)
-                first, last = index == 0, index == len(invokes) - 1
-                found.append(
-                    Found(start if first else inv.start(), end if last else limit, call)
-                )
+        for block in tag_blocks(text, _M3_OPEN, _M3_CLOSE):
+            read_invokes(text, catalog, block, found, _M3_TAGS)
         return found
 
     def _m1(self, text: str, catalog: Catalog) -> list[Found]:

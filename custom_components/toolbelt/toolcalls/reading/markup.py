@@ -178,17 +178,19 @@ def _unescaped_json(text: str) -> Any:
         return None
 
 
-def parameter_pairs(body: str, opener: re.Pattern[str]) -> list[tuple[str, str]] | None:
+def parameter_pairs(
+    body: str, opener: re.Pattern[str], closer: str = "</parameter>"
+) -> list[tuple[str, str]] | None:
     """``(name, raw value)`` of each ``<parameter…>value</parameter>`` in a body.
 
-    A value may itself contain ``</parameter>``, so each value ends at the last
+    A value may itself contain ``closer``, so each value ends at the last
     closer before the next opener. None when a parameter is never closed.
     """
     opens = list(opener.finditer(body))
     pairs: list[tuple[str, str]] = []
     for index, param in enumerate(opens):
         limit = opens[index + 1].start() if index + 1 < len(opens) else len(body)
-        close = body.rfind("</parameter>", param.end(), limit)
+        close = body.rfind(closer, param.end(), limit)
         if close < 0:
             return None
         pairs.append((param.group(1), body[param.end() : close]))

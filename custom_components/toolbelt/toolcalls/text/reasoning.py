@@ -10,7 +10,14 @@ nowhere in the reply; only for closers that never appear in prose.
 
 from __future__ import annotations
 
-__all__ = ["DELIMITERS", "HARMONY_OPENERS", "lone_closers", "register", "stream_pairs"]
+__all__ = [
+    "BARE_HEADER",
+    "DELIMITERS",
+    "HARMONY_OPENERS",
+    "lone_closers",
+    "register",
+    "stream_pairs",
+]
 
 # (opener, closers, lone_closer), in registration order: ties go to the first.
 DELIMITERS: list[tuple[str, tuple[str, ...], bool]] = []
@@ -18,6 +25,9 @@ DELIMITERS: list[tuple[str, tuple[str, ...], bool]] = []
 # Harmony (gpt-oss) headers: the detector reads them whole (the channel decides),
 # so blocks opened by them are the sanitizer's alone.
 HARMONY_OPENERS = ("<|channel|>", "<|start|>")
+# Muse Glimmer's bare header (``to=self<|message|>``): read whole by the
+# detector at the start of a reply, not watched everywhere as an opener.
+BARE_HEADER = "to="
 
 
 def register(
@@ -38,7 +48,7 @@ def stream_pairs() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(
         (opener, closers)
         for opener, closers, _ in DELIMITERS
-        if not opener.startswith(HARMONY_OPENERS)
+        if not opener.startswith((*HARMONY_OPENERS, BARE_HEADER))
     )
 
 

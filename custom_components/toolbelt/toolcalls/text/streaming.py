@@ -130,6 +130,19 @@ _SPECIAL_PARTIAL = re.compile(
 _HEADER_OPENERS = ("<|channel|>", "<|start|>")
 _HEADER_END = "<|message|>"
 _HEADER_MAX = 300
+# Muse Glimmer's headers name a recipient: ``self`` is reasoning (until one of
+# its end tokens or the next header), ``user`` the answer, any other a tool.
+_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+_MUSE_ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
+_TO_SELF, _TO_USER = "to=self", "to=user"
+# Inside its reasoning, a bare header switches channel (no end token before it).
+_SWITCH = re.compile(r"(?<![\w=])to=[^\s<>]{1,128}<\|message\|>")
+_SWITCH_TAIL = 150
+# Its prompt ends with ``<|start|>assistant``: the reply opens with a bare header.
+_BARE_HEADER = re.compile(r"to=([^\s<>]{1,128})<\|message\|>")
+_BARE_PARTIAL = re.compile(
+    r"t(?:o(?:=[^\s<>]{0,128}(?:<(?:\|(?:m(?:e(?:s(?:s(?:a(?:g(?:e\|?)?)?)?)?)?)?)?)?)?)?)?"
+)
 
 _TEXT, _REASONING, _HOLD, _REACT = "text", "reasoning", "hold", "react"
 
@@ -300,6 +313,8 @@ class StreamDetector:
         self._closers: tuple[str, ...] = ()
         self._mode = _TEXT
         self._at_start = True
+        self._after_end = False  # Muse's end token just passed: a header may follow
+        self._switches = False  # in Muse's reasoning: a bare header ends it
         self._released: list[str] = []
         if start_in_reasoning:
             self._mode = _REASONING
@@ -384,10 +399,20 @@ class StreamDetector:
                 idx = buf.find(closer)
                 if idx >= 0 and (best < 0 or idx < best):
                     best, length = idx, len(closer)
+            switch = _SWITCH.search(buf) if self._switches else None
+            if switch is not None and (best < 0 or switch.start() < best):
+                # Muse's reasoning may end in a bare header: read it as one.
+                self._buf = buf[switch.start() :]
+                self._mode = _TEXT
+                self._after_end = True
+                self._switches = False
+                return True
             if best < 0:
                 keep = max((len(c) for c in self._closers), default=1) - 1
+                keep = max(keep, _SWITCH_TAIL) if self._switches else keep
                 self._buf = buf[-keep:] if keep else ""
                 return False
+            self._switches = False
             closer = buf[best : best + length]
             # A harmony header that ends reasoning is read again as a header.
             self._buf = (
@@ -421,6 +446,10 @@ class StreamDetector:
             if not buf:
                 return False
             self._lstrip = False
+        if self._after_end and not self._at_start:
+            decided = self._header_after_end(buf, out)
+            if decided is not None:
+                return decided
         if self._at_start:
             stripped = _LEADING.sub("", buf, count=1)
             if len(stripped) < len(buf):
@@ -428,6 +457,11 @@ class StreamDetector:
                 buf = self._buf = stripped
             if not buf:
                 return False
+            bare = _BARE_HEADER.match(buf)
+            if bare is not None:
+                return self._to_recipient(bare.group(1), buf[bare.end() :], out)
+            if _BARE_PARTIAL.fullmatch(buf):
+                return False  # may still become a bare header
             if not self._labelled:
                 opening = _START_LABEL.match(buf)
                 if opening is not None:
@@ -485,6 +519,7 @@ class StreamDetector:
             if special_token is not None:
                 out.append(buf[:start])
                 self._buf = buf[special_token.end() :]
+                self._after_end = special_token.group(0) in _MUSE_ENDS
                 return True
             if _SPECIAL_PARTIAL.fullmatch(buf, start):
                 # It may still become a special token, and what comes before
@@ -659,6 +694,37 @@ class StreamDetector:
             self._held.clear()
             self._hold_lead = False
 
+    def _header_after_end(self, buf: str, out: list[str]) -> bool | None:
+        """After one of Muse's end tokens a bare header may follow (a channel
+        switch with no ``<|start|>``); None when none does."""
+        rest = buf.lstrip()
+        bare = _BARE_HEADER.match(rest)
+        if bare is not None:
+            self._after_end = False
+            return self._to_recipient(bare.group(1), rest[bare.end() :], out)
+        if not rest or _BARE_PARTIAL.fullmatch(rest):
+            return False  # space, or a header still arriving
+        self._after_end = False
+        return None
+
+    def _to_recipient(self, recipient: str, body: str, out: list[str]) -> bool:
+        """A message to ``recipient``: reasoning (``self``), the answer
+        (``user``) or a call (any other: the rest waits for the parse)."""
+        header = f"to={recipient.lower()}"
+        if header == _TO_SELF:
+            self._mode = _REASONING
+            self._switches = True
+            self._closers = (*_MUSE_ENDS, *_HEADER_OPENERS)
+            self._buf = body
+            return True
+        if header == _TO_USER:
+            self._buf = body
+            return True
+        self._drop_lead(out)
+        self._mode = _HOLD
+        self._buf = ""
+        return False
+
     def _harmony_header(self, buf: str, start: int, end: int, out: list[str]) -> bool:
         """Decide a harmony message by its header, once the header is complete."""
         out.append(buf[:start])
@@ -670,6 +736,9 @@ class StreamDetector:
             close = len(buf)
         header = buf[end:close]
         body = buf[close + len(_HEADER_END) :]
+        recipients = _RECIPIENT.findall(header) if close < len(buf) else ()
+        if recipients:
+            return self._to_recipient(recipients[-1], body, out)
         if "to=" in header or close == len(buf):
             self._drop_lead(out)
             self._mode = _HOLD
