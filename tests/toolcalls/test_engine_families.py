@@ -44,6 +44,8 @@ FAMILY_PRESET = {
     "inkling": "inkling",
     "muse": "muse",
     "kimi": "kimi",
+    "llm_jp_4_1": "gpt_oss",
+    "gpt_oss_harmony": "gpt_oss",
 }
 
 

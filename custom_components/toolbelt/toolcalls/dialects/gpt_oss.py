@@ -42,6 +42,9 @@ _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
 # A bare recipient header ending where a ``<|message|>`` starts.
 _BARE_TO = re.compile(r"\s?(?<![\w=])to=[^\s<>]{1,128}\Z")
 _NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
+# A message a tool wrote (``<|start|>functions.fn to=assistant``): a result the
+# model invented after its call, neither a call nor an answer.
+_TOOL_AUTHOR = re.compile(r"<\|start\|>\s*functions\.")
 # The header of a message that is the model's reasoning (Muse Glimmer's).
 _THINKING = "to=self"
 
@@ -134,6 +137,8 @@ class GptOssDialect(Dialect):
                     recipient,
                     (head_start, body_start, body_end, term_end),
                 )
+            elif _TOOL_AUTHOR.match(header):
+                found.append(Found(head_start, term_end, None))
             elif channel == "analysis" or thinking:
                 # Reasoning: cut whole, reported as reasoning, never content.
                 thoughts.append(text[body_start:body_end].strip())

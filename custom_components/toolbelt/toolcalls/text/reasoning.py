@@ -68,3 +68,5 @@ register("<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True)
 register("<|think:start|>", "<|think:end|>")  # Solar Open 2
 register("<|channel>thought", "<channel|>")
 register("<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>"))
+# LLM-jp 4.1 writes harmony with a space after every special token.
+register("<|channel|> analysis", ("<|end|>", "<|start|>", "<|channel|>"))
