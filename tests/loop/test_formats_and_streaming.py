@@ -98,3 +98,27 @@ async def test_template_thinking_model_holds_until_the_closer(
     turn = await harness.turn(model="deepseek-r1-distill-qwen-7b")
 
     assert turn.text == "It is on."
+
+
+async def test_a_thinking_models_call_before_its_closer_ends_the_reasoning(
+    harness: Harness,
+) -> None:
+    """vLLM's Qwen3 test ``tool_call_no_think_end``: the template opened the
+    reasoning and the call came before any closer. The words before the call
+    were thinking: not said, and not the assistant's words the next request
+    repeats."""
+    reply = (
+        "I need to turn on the light.\n\n<tool_call>\n<function=HassTurnOn>\n"
+        "<parameter=name>\nkitchen\n</parameter>\n</function>\n</tool_call>"
+    )
+    harness.server.reply_text(reply, chunks=list(reply))
+    harness.server.reply_text("Done.</think>It is on.")
+
+    turn = await harness.turn(model="Qwen/Qwen3-4B-Thinking-2507")
+
+    assert harness.house.log == [("HassTurnOn", {"name": "kitchen"})]
+    assert turn.text == "It is on."
+    (calls,) = [e for e in turn.events if isinstance(e, CallsOut)]
+    assert calls.content == ""
+    sent = [m for m in harness.server.requests[-1].messages if m["role"] == "assistant"]
+    assert all("I need to" not in (m.get("content") or "") for m in sent)

@@ -209,3 +209,68 @@ async def test_reasoning_the_server_split_off_is_never_spoken() -> None:
     events = [event async for event in reader.read(_request(), deltas())]
 
     assert events == [ReasoningOut("The user wants light."), TextOut("On it.")]
+
+
+# vLLM's Qwen3 reasoning parser test ``tool_call_no_think_end`` (its tool renamed):
+# the template opened the reasoning, and the call starts before any closer.
+_NO_THINK_END = (
+    "I need to turn on the light.\n\n<tool_call>\n<function=HassTurnOn>\n"
+    "<parameter=name>\nkitchen\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _NO_THINK_END,
+        # vLLM's DeepSeek V4 test_tool_call_start_implicitly_ends_reasoning.
+        "Let me search.\n\n<｜DSML｜tool_calls>\n"
+        '<｜DSML｜invoke name="HassTurnOn">\n'
+        '<｜DSML｜parameter name="name" string="true">kitchen</｜DSML｜parameter>\n'
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        # vLLM's Kimi K2.5 tool_call_during_think, the opener in the prompt.
+        "I should turn on the light<|tool_calls_section_begin|><|tool_call_begin|>"
+        'functions.HassTurnOn:0<|tool_call_argument_begin|>{"name": "kitchen"}'
+        "<|tool_call_end|><|tool_calls_section_end|>",
+    ],
+    ids=["qwen3", "deepseek_v4", "kimi_k25"],
+)
+async def test_reasoning_a_call_ends_without_a_closer_is_never_said(
+    reply: str,
+) -> None:
+    """Engines end template-opened reasoning where the call starts: the words
+    before it are the model's thinking, never the answer."""
+    reader, _ = _reader("auto", opens_reasoning=True)
+    thought = reply.split("<", 1)[0].strip()
+
+    spoken = await _spoken(reader, _request(), _deltas(*reply.partition("<")))
+
+    assert reader.reply is not None
+    assert [(c.name, c.arguments) for c in reader.reply.parse.calls] == [
+        ("HassTurnOn", KITCHEN)
+    ]
+    assert spoken == ""
+    assert reader.reply.parse.content == ""
+    assert reader.reply.rest == ""
+    assert reader.reply.parse.reasoning == thought
+
+
+async def test_words_before_a_call_are_said_when_no_reasoning_was_opened() -> None:
+    reader, _ = _reader("auto")
+
+    await _spoken(reader, _request(), _deltas(_NO_THINK_END))
+
+    assert reader.reply is not None
+    assert reader.reply.parse.content == "I need to turn on the light."
+
+
+async def test_words_after_the_closer_stay_the_answer_before_a_call() -> None:
+    reader, _ = _reader("auto", opens_reasoning=True)
+    reply = "Kitchen it is.</think>Turning it on.\n" + hermes(("HassTurnOn", KITCHEN))
+
+    spoken = await _spoken(reader, _request(), _deltas(reply))
+
+    assert reader.reply is not None
+    assert reader.reply.parse.content == "Turning it on."
+    assert reader.reply.parse.reasoning == "Kitchen it is."
+    assert spoken == "Turning it on.\n"

@@ -169,9 +169,34 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
         ("tencent/HY-4", True),
         ("tencent/Hunyuan-A13B-Instruct", False),
         ("why3", False),
+        ("naver-hyperclovax/HyperCLOVAX-SEED-Think-32B", True),
+        ("hyperclovax-seed-think-32b:q4_k_m", True),
+        # Its reasoning ends with a new assistant turn, not a closer.
+        ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", False),
+        ("Qwen/Qwen3-4B-Thinking-2507", True),
+        ("moonshotai/Kimi-K2-Thinking", True),
+        ("qwen3-8b-no-think", False),
+        ("qwen3:8b-nothink", False),
+        ("deepthinker-7b", False),
+        ("stepfun-ai/step3", True),
+        ("stepfun-ai/Step-3.5-Flash", True),
+        ("step3p5-flash-gguf", True),
+        ("stepfun-ai/Step-Audio-2-mini", False),
+        ("step-30b", False),
+        ("MiniMaxAI/MiniMax-M2", True),
+        ("MiniMaxAI/MiniMax-M2.5", True),
+        ("minimax-m2.1:q4", True),
+        # Hybrids users switch off: the stream would hold the whole answer.
+        ("MiniMaxAI/MiniMax-M3", False),
+        ("Qwen/Qwen3.6-35B-A3B", False),
+        ("zai-org/GLM-4.7", False),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", False),
+        ("ByteDance-Seed/Seed-OSS-36B-Instruct", False),
+        ("moonshotai/Kimi-K2.5", False),
     ],
 )
 def test_template_opened_reasoning_by_model(model: str, opened: bool) -> None:
-    """OLMo 3 Think, Apriel and Hunyuan Hy3/HY 4 replies start inside
-    reasoning the prompt opened."""
+    """Replies of models whose template always opens the reasoning (OLMo 3
+    Think, HyperCLOVAX SEED Think 32B, Step-3/3.5, MiniMax M2, Apriel, Hunyuan
+    Hy3/HY 4, ...) start inside it."""
     assert registry.opens_reasoning_in_template(model) is opened

@@ -390,6 +390,16 @@ def test_citation_tags_are_never_streamed(size: int) -> None:
 
 
 @pytest.mark.parametrize("size", [1, 3, 100])
+def test_an_answer_wrapped_in_response_tags_streams_without_them(size: int) -> None:
+    """vLLM's ernie45 reasoning parser: ERNIE 4.5 Thinking wraps its answer in
+    ``<response>``; the parse drops the tags, and the stream must too."""
+    raw = "The user wants the light on.\n</think>\n\n<response>\nThe kitchen light is on.\n</response>"
+    released, _ = _stream(raw, size)
+    assert _ws(released) == "The kitchen light is on."
+    assert _ws(resolve_dialect("auto").parse(raw, CATALOG).content) == _ws(released)
+
+
+@pytest.mark.parametrize("size", [1, 3, 100])
 def test_chatml_message_label_is_never_streamed(size: int) -> None:
     raw = "message:\nThe kitchen light is on."
     detector = detector_for(resolve_dialect("auto"), CATALOG)

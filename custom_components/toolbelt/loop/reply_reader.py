@@ -32,9 +32,11 @@ from ..backend.base import CompletionRequest, Delta, Finish, ReasoningDelta, Tex
 from ..toolcalls import (
     Catalog,
     ParseResult,
+    clean,
     dialect_names,
     from_openai_tool_calls,
     get_dialect,
+    split_reasoning,
 )
 from ..toolcalls.dialects.base import Dialect
 from ..toolcalls.prompting.constraint import unwrap_answer
@@ -205,6 +207,8 @@ class ReplyReader:
         if held_all and self._unwrap and (answer := unwrap_answer(text)):
             text = answer
         parse = self._parse(attempt, text)
+        if attempt.opened and parse.calls and not attempt.structured:
+            _reasoning_until_call(text, parse)
         self._reconcile_tail(attempt, parse)
         if attempt.holding is None and attempt.waiting:
             # Waiting no longer holds up the server. Words before a call are
@@ -256,6 +260,23 @@ class ReplyReader:
         if tail and parse.content.startswith("".join(attempt.streamed) + tail):
             attempt.streamed.append(tail)
             attempt.waiting += tail
+
+
+def _reasoning_until_call(text: str, parse: ParseResult) -> None:
+    """A reply that began inside template-opened reasoning and called a tool
+    before any closer: the words before the call were reasoning (engines end
+    the block where the call starts), so they leave ``parse.content``."""
+    if parse.dialect not in dialect_names():
+        return
+    markers = get_dialect(parse.dialect).markers
+    cut = min((i for m in markers if (i := text.find(m)) >= 0), default=-1)
+    if cut <= 0 or split_reasoning(text[:cut])[1]:
+        return  # no call markup, or a block of its own that the parse split off
+    thought = clean(text[:cut])[0]
+    if not thought or not parse.content.startswith(thought):
+        return
+    parse.content = parse.content[len(thought) :].strip()
+    parse.reasoning = "\n".join(p for p in (thought, parse.reasoning) if p)
 
 
 def _leaked_dialect(text: str, *, exclude: str) -> str | None:

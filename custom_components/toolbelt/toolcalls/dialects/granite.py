@@ -52,6 +52,9 @@ class GraniteDialect(Dialect):
     )
     triggers = ("<|tool_call|>", "<tool_call>", "<function_call>", "&lt;")
     cleans = ("<|tool_call|>", "<response>", "</response>")
+    # Granite 3.x and ERNIE 4.5 Thinking wrap their answer in these: the parse
+    # drops them, and so does the stream.
+    dropped = ("<response>", "</response>")
 
     @override
     def may_match(self, text: str) -> bool:

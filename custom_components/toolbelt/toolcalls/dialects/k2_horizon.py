@@ -4,7 +4,9 @@ Each call inside the group is LongCat's two bodies with IFM tokens: a JSON call
 object (``{"name": .., "arguments": {..}}``), or ``NAME<ifm|arg_key>k
 </ifm|arg_key><ifm|arg_value>v</ifm|arg_value>``, with or without an
 ``<ifm|arg_type>T</ifm|arg_type>`` before each value; values are typed from the
-tool's schema. The group tokens are never spoken.
+tool's schema. The group tokens are never spoken. Reasoning is
+``<ifm|think>``, ``<ifm|think_fast>`` or ``<ifm|think_faster>`` (by effort),
+opened by the template, so a lone closer ends it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, override
 
 from ..prompting.render import json_catalog
+from ..text.sanitize import register_reasoning_delimiters
 from .glm import ArgTags
 from .longcat import LongCatDialect
 
@@ -24,6 +27,11 @@ _GROUP = "<ifm|tool_calls>"
 _GROUP_END = "</ifm|tool_calls>"
 _OPEN = "<ifm|tool_call>"
 _CLOSE = "</ifm|tool_call>"
+# One think token per reasoning effort; the template writes the opener into the
+# prompt, and the model may close one effort's block with another's closer.
+_THINK_END = ("</ifm|think>", "</ifm|think_fast>", "</ifm|think_faster>")
+for _think in ("<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>"):
+    register_reasoning_delimiters(_think, _THINK_END, lone_closer=True)
 
 
 class K2HorizonDialect(LongCatDialect):

@@ -74,6 +74,9 @@ _X_ATTR = re.compile(r'(\w+)="([^"]*)"')
 register_reasoning_delimiters(
     "<|open|>think<|sep|>", "<|close|>think<|sep|>", lone_closer=True
 )
+# Kimi-VL Thinking: its own pair (the "Thinking" name starts the stream inside
+# it, so its closer ends the block alone too).
+register_reasoning_delimiters("◁think▷", "◁/think▷", lone_closer=True)
 
 
 def _name_from_id(call_id: str) -> str:

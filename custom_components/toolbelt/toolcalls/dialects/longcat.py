@@ -4,7 +4,8 @@ Two bodies are written inside the tags: a JSON call object
 (``{"name": .., "arguments": {..}}``), or the GLM shape with LongCat's own tag
 names (``NAME<longcat_arg_key>k</longcat_arg_key><longcat_arg_value>v
 </longcat_arg_value>``), whose values are typed from the tool's schema. A
-block that is neither is refused, and never spoken.
+block that is neither is refused, and never spoken. Reasoning is
+``<longcat_think>…</longcat_think>``, or only its closer.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
 from ..reading.markup import prefer_outside_reasoning, too_many
 from ..reading.scan import tag_blocks
+from ..text.sanitize import register_reasoning_delimiters
 from .base import Dialect
 from .glm import ArgTags, arg_tag_calls
 from .hermes import json_block
@@ -28,6 +30,8 @@ __all__ = ["LongCatDialect"]
 _OPEN = "<longcat_tool_call>"
 _CLOSE = "</longcat_tool_call>"
 _ARG_TAGS = ArgTags.named("longcat_tool_call", "longcat_arg_key", "longcat_arg_value")
+# The thinking models' template writes the opener into the prompt.
+register_reasoning_delimiters("<longcat_think>", "</longcat_think>", lone_closer=True)
 
 
 class LongCatDialect(Dialect):

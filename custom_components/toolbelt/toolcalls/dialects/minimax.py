@@ -68,7 +68,7 @@ _M3_TAG = re.compile(r"<(/?)([^<>\s/]{1,128})>")
 # Deeper values than any tool's schema has (and than ``json.dumps`` writes).
 _M3_DEPTH = 32
 
-register_reasoning_delimiters("<mm:think>", "</mm:think>")
+register_reasoning_delimiters("<mm:think>", "</mm:think>", lone_closer=True)
 
 
 def _invoke_call(

@@ -65,7 +65,7 @@ register("<reasoning>", "</reasoning>")
 register("[THINK]", "[/THINK]", lone_closer=True)
 register("<seed:think>", "</seed:think>", lone_closer=True)
 register("<|START_THINKING|>", "<|END_THINKING|>", lone_closer=True)
-register("<|think:start|>", "<|think:end|>")  # Solar Open 2
+register("<|think:start|>", "<|think:end|>", lone_closer=True)  # Solar Open 2
 register("<|channel>thought", "<channel|>")
 register("<|channel|>analysis", ("<|end|>", "<|start|>", "<|channel|>"))
 # LLM-jp 4.1 writes harmony with a space after every special token.

@@ -118,6 +118,8 @@ def split_reasoning(text: str) -> tuple[str, str]:
             heapq.heapreplace(heap, (idx, order))
     visible.append(text[pos:])
     shown = "".join(visible)
+    if lone_end:
+        shown = _without_second_closer(text, lone_end, shown)
     if not lone_end and reasoning:
         shown = _after_late_lone_closer(text, shown, reasoning)
     parts = [
@@ -166,6 +168,18 @@ def _lone_closer_end(
         return 0
     reasoning.append(text[:lone])
     return lone + lone_len
+
+
+def _without_second_closer(text: str, end: int, shown: str) -> str:
+    """``shown`` without the lone closer (ending at ``end``) written again.
+
+    MiniMax M2 sometimes closes its template-opened reasoning twice; its
+    engine drops the second closer, and so does the streaming detector.
+    """
+    for _, closer in _lone_pairs(len(_REASONING)):
+        if text.startswith(closer, end - len(closer)):
+            return shown.replace(closer, "") if closer in shown else shown
+    return shown
 
 
 def _after_late_lone_closer(text: str, shown: str, reasoning: list[str]) -> str:
