@@ -285,7 +285,14 @@ class GemmaDialect(Dialect):
     name = "gemma"
     # Channel tokens around no thought (llama.cpp's Gemma 4 edge cases).
     dropped = ("<|channel>", "<channel|>")
-    markers = ("<|tool_call>", "<start_function_call>", "```tool_code", "```tool_call")
+    # ``<call>``: a Gemma 4 call tag cut short (vLLM's multimodal test).
+    markers = (
+        "<|tool_call>",
+        "<start_function_call>",
+        "```tool_code",
+        "```tool_call",
+        "<call>",
+    )
     # A bare ``call:NAME{…}`` opens a line (``_bare_call_start``): the stream
     # holds a line that starts so.
     start_markers = ("call:",)
