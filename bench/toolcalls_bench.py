@@ -136,6 +136,13 @@ HOSTILE = {
     "json5 comment + list": _repeat(
         _CALL.replace("}}", ', "n": /* c */ [' + "1," * 200 + "]}}") + "\n"
     ),
+    # Issue 23: one opener repeated (each was quadratic: seconds at 64 kB).
+    "functools[ lines": _repeat("functools[\n"),
+    "one line of ~": "~" * MB,
+    "<function= run": _repeat("<function="),
+    'unclosed {"name": in prose': _repeat('{"name": '),
+    "<|python_tag|> run": _repeat("<|python_tag|>"),
+    "[unused11] run": _repeat("[unused11]"),
 }
 
 

@@ -17,10 +17,10 @@ from ..model import (
 )
 from ..prompting.render import json_catalog, result_text
 from ..reading.calls import Found, build_result, make_call
-from ..reading.markup import too_many
+from ..reading.markup import refuse_unread, too_many
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.pycall import PyCallError, parse_python_calls
-from ..reading.scan import leading_json_calls, skip_ws
+from ..reading.scan import MAX_BLOCKS, leading_json_calls, skip_ws
 from .base import Dialect
 
 __all__ = ["Llama3Dialect"]
@@ -58,7 +58,9 @@ def _tagged_calls(text: str, pos: int, catalog: Catalog) -> list[Found]:
     """Calls after each ``<|python_tag|>`` (the first at ``pos``), and the tags."""
     found: list[Found] = []
     tags: list[Found] = []  # the tags themselves: cut, but no calls
-    while pos >= 0 and not too_many(found, text, pos):
+    for _ in range(MAX_BLOCKS):  # as every block reader; the rest is refused
+        if pos < 0 or too_many(found, text, pos):
+            return found + tags
         body = skip_ws(text, pos + len(PYTHON_TAG))
         # A call ends by the next tag: each stretch of text is read once.
         nxt = text.find(PYTHON_TAG, body)
@@ -76,6 +78,7 @@ def _tagged_calls(text: str, pos: int, catalog: Catalog) -> list[Found]:
             tags.append(Found(pos, body, None))
             found.extend(spans)
         pos = nxt
+    refuse_unread(found, text, pos)
     return found + tags
 
 

@@ -21,8 +21,10 @@ from .base import Dialect
 
 __all__ = ["Qwen3CoderXmlDialect"]
 
-_FUNCTION = re.compile(r"<function=([^>\n]{1,200})>")
-_PARAM = re.compile(r"<parameter=([^>\n]{1,200})>")
+# A name never holds "<": a run of openers fails each at the next one, not
+# after 200 characters.
+_FUNCTION = re.compile(r"<function=([^<>\n]{1,200})>")
+_PARAM = re.compile(r"<parameter=([^<>\n]{1,200})>")
 _WRAPPER = "<tool_call>"
 
 
