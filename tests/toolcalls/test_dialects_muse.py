@@ -185,9 +185,6 @@ def test_the_prompt_asks_for_an_atem_block() -> None:
     assert '<atem:parameter name="arg">' in prompt
     assert "HassTurnOn" in prompt
     assert muse.stop_sequences() == ["</atem:function_calls>"]
-    assert resolve_dialect("auto", "Muse-Glimmer-8B").system_prompt(catalog()) == (
-        prompt
-    )
 
 
 # Upstream's headerless switches: a channel left for the next with no end
@@ -236,3 +233,29 @@ def test_a_switch_out_of_reasoning_never_speaks_it(
     released, holding = _stream("auto", raw, size)
     assert holding == bool(want)
     assert released == ("" if want else content)
+
+
+@pytest.mark.parametrize("dialect", ["auto", "muse"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # A bare answer header after an end token: the reasoning ends there.
+        " to=self<|message|>The user greets me.<|eom|> to=user<|message|>"
+        "Hello! How can I help?<|eot|>",
+        " to=self<|message|>The user greets me.<|eot|>\nto=user<|message|>"
+        "Hello! How can I help?<|eot|>",
+        " to=self<|message|>The user greets me.<|eom|><|start|>assistant to=user"
+        "<|message|>Hello! How can I help?<|eot|>",
+    ],
+)
+def test_an_answer_after_reasoning_is_spoken_not_reasoning(
+    raw: str, dialect: str
+) -> None:
+    """Other formats' cleanups drop Muse's end tokens before the reasoning
+    is split off: the answer's header must still end the reasoning."""
+    result = resolve_dialect(dialect).parse(raw, catalog())
+    assert result.calls == []
+    assert result.content == "Hello! How can I help?"
+    assert result.reasoning == "The user greets me."
+    released, _ = _stream(dialect, raw, 3)
+    assert released == result.content

@@ -126,3 +126,22 @@ def test_a_family_wrapper_around_a_fenced_answer_is_dropped(
     result = resolve_dialect(dialect).parse(reply, catalog())
     assert result.rejected == []
     assert result.content == content
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        # LLM-jp 4.1 writes a space after the token, then the role.
+        ("<|start|> assistant<|channel|> final<|message|> 144", "144"),
+        # Any other word after the space is the answer's, not a role.
+        ("<|start|> Okay, turning it off now.", "Okay, turning it off now."),
+        (
+            "Messages begin with <|start|> followed by a role.",
+            "Messages begin with  followed by a role.",
+        ),
+    ],
+)
+def test_a_role_after_start_and_a_space_goes_and_nothing_else(
+    text: str, content: str
+) -> None:
+    assert clean(text)[0] == content

@@ -21,6 +21,7 @@ from custom_components.toolbelt.toolcalls import (
     guard,
     loads_loose,
 )
+from custom_components.toolbelt.toolcalls.reading.markup import TOO_MANY_BLOCKS
 from custom_components.toolbelt.toolcalls.reading.numbers import read_number
 from custom_components.toolbelt.toolcalls.reading.scan import (
     MAX_BLOCKS,
@@ -404,3 +405,45 @@ def test_a_run_of_one_opener_is_read_in_bounded_time(monkeypatch, unit, chars):
     result, spent = _timed(parse_auto, text)
     assert spent < BOUND, f"{unit!r}: {spent:.2f} s"
     assert result.calls == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "tail"),
+    [
+        # The bound counts call openings, not mentions of a word.
+        ("functools " * 260 + "And that is my answer.", [], "And that is my answer."),
+        (
+            "The functools module helps. " * 300
+            + 'functools[{"name": "HassTurnOn", "arguments": {"name": "lamp"}}] Done.',
+            ["HassTurnOn"],
+            "Done.",
+        ),
+        # Empty blocks past the bound are no calls: the text after them stays.
+        ("<|tool_call|><|/tool_call|>" * 300 + "Done, all on.", [], "Done, all on."),
+        ("[unused11][unused12]" * 300 + "Done, all on.", [], "Done, all on."),
+        ("<|python_tag|>" * 300 + " Done, all on.", [], "Done, all on."),
+        # Many small unclosed values in prose do not stop the search.
+        (
+            "Your devices: "
+            + "".join(f'[{{"name": "tv {i}", "size": "55"}}, ' for i in range(20))
+            + '\n{"name": "HassTurnOn", "arguments": {"name": "kitchen light"}}',
+            ["HassTurnOn"],
+            '"55"},',
+        ),
+    ],
+    ids=["word", "word-then-call", "empty-tags", "empty-tokens", "python-tags", "data"],
+)
+def test_the_bounds_keep_a_degenerate_answer_and_its_call(text, names, tail):
+    result = parse_auto(text)
+    assert [call.name for call in result.calls] == names
+    assert result.rejected == []
+    assert result.content.endswith(tail)
+
+
+def test_call_openings_past_the_bound_are_refused_with_their_reason():
+    """Past ``MAX_BLOCKS`` openings whose objects are no calls, the rest is
+    refused unread (never spoken), saying why."""
+    result = parse_auto('[unused11]{"a": 1}' * 300)
+    assert result.calls == []
+    assert [r.reason for r in result.rejected] == [TOO_MANY_BLOCKS]
+    assert result.content.count('{"a": 1}') == MAX_BLOCKS

@@ -78,7 +78,7 @@ def _tagged_calls(text: str, pos: int, catalog: Catalog) -> list[Found]:
             tags.append(Found(pos, body, None))
             found.extend(spans)
         pos = nxt
-    refuse_unread(found, text, pos)
+    refuse_unread(found, text, pos, pos + len(PYTHON_TAG) if pos >= 0 else -1)
     return found + tags
 
 

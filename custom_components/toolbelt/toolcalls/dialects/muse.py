@@ -21,6 +21,7 @@ terminators; the invokes are read by MiniMax M2's reader (``read_invokes``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import re
 from typing import TYPE_CHECKING, override
 
@@ -50,6 +51,31 @@ _USER_HEADER = re.compile(
     r"(\A|<\|start\|>[A-Za-z_]{0,20}\s?|<\|eom\|>|<\|eot\|>|<\|end_of_text\|>)\s*"
     + re.escape(_USER)
 )
+
+# A reasoning header, or the answer's header.
+_SELF_OR_USER = re.compile(f"(?P<thought>{re.escape(_SELF)})|{_USER_HEADER.pattern}")
+
+
+def _answer_header() -> Callable[[re.Match[str]], str]:
+    """A replacement for ``_SELF_OR_USER`` over one text: an answer header
+    right after a reasoning message stays (the reasoning block ends at it;
+    the end token before it goes, since other formats' cleanups drop such
+    tokens before the reasoning is split off), any other goes (its end token
+    stays)."""
+    after_self = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal after_self
+        if match.group("thought"):
+            after_self = True
+            return match.group(0)
+        if after_self:
+            after_self = False
+            return " " + _USER
+        return match.group(1)
+
+    return replace
+
 
 # A reply with no call is cleaned, not parsed: its ``to=self`` bodies are
 # reasoning there too (a bare header, or one after ``<|start|>assistant``),
@@ -132,7 +158,10 @@ class MuseDialect(GptOssDialect):
 
     @override
     def sanitize(self, text: str) -> str:
-        return _USER_HEADER.sub(r"\1", super().sanitize(text))
+        text = super().sanitize(text)
+        if _USER not in text:
+            return text
+        return _SELF_OR_USER.sub(_answer_header(), text)
 
 
 def _bare_blocks(

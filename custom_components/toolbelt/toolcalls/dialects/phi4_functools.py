@@ -7,6 +7,7 @@ writes a list between the same tokens. Both are read here too.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, override
 
 from ..catalog import Catalog
@@ -14,7 +15,7 @@ from ..model import ParseResult
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result
 from ..reading.markup import refuse_unread, token_json_calls, too_many
-from ..reading.scan import MAX_BLOCKS, json_calls_at, skip_ws
+from ..reading.scan import MAX_BLOCKS, json_calls_at
 from .base import Dialect
 
 __all__ = ["FunctoolsDialect"]
@@ -22,6 +23,8 @@ __all__ = ["FunctoolsDialect"]
 MARKER = "functools"
 _TOKEN = "<|tool_call|>"
 _CLOSER = "<|/tool_call|>"
+# The word, then the list that opens right after it (blanks between).
+_LIST = re.compile(r"functools[ \t\r\n]*\[")
 
 
 class FunctoolsDialect(Dialect):
@@ -35,24 +38,25 @@ class FunctoolsDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found: list[Found] = []
-        pos = text.find(MARKER)
-        # At most ``MAX_BLOCKS`` lists, as every block reader: 64 kB of
-        # ``functools[`` stays cheap.
-        for _ in range(MAX_BLOCKS):
-            if pos < 0 or too_many(found, text, pos):
-                pos = -1
+        # At most ``MAX_BLOCKS`` lists, as every block reader (64 kB of
+        # ``functools[`` stays cheap); the word alone is no list and counts not.
+        rest = -1
+        match = _LIST.search(text)
+        for index in range(MAX_BLOCKS + 1):
+            if match is None or too_many(found, text, match.start()):
                 break
-            body = skip_ws(text, pos + len(MARKER))
-            end = pos + len(MARKER)
-            if body < len(text) and text[body] == "[":
-                result = json_calls_at(text, body, catalog)
-                if result is not None:
-                    calls, end = result
-                    found += [Found(pos, end, call) for call in calls]
-                    if not calls:
-                        found.append(Found(pos, end, None))
-            pos = text.find(MARKER, end)
-        refuse_unread(found, text, pos)
+            if index == MAX_BLOCKS:
+                rest = match.start()
+                break
+            end = match.end()
+            result = json_calls_at(text, end - 1, catalog)
+            if result is not None:
+                calls, end = result
+                found += [Found(match.start(), end, call) for call in calls]
+                if not calls:
+                    found.append(Found(match.start(), end, None))
+            match = _LIST.search(text, end)
+        refuse_unread(found, text, rest, match.end() - 1 if match else -1)
         if _TOKEN in text:
             found += token_json_calls(text, catalog, _TOKEN, _CLOSER)
         return build_result(text, found, self.name, sanitize=self.sanitize)

@@ -30,6 +30,7 @@ from .schema import coerce_text_value
 __all__ = [
     "MAX_CALLS",
     "REASONING_TAGS",
+    "TOO_MANY_BLOCKS",
     "Finder",
     "after_closer",
     "marked_json_calls",
@@ -303,13 +304,29 @@ def token_json_calls(
         elif body >= len(text):
             found.append(Found(pos, len(text), None))
         pos = text.find(opener, nxt)
-    refuse_unread(found, text, pos)
+    refuse_unread(found, text, pos, pos + len(opener) if pos >= 0 else -1)
     return found
 
 
-def refuse_unread(found: list[Found], text: str, pos: int) -> None:
-    """Refuse the text from ``pos`` on (-1: none), left unread once a reader
-    has looked at ``MAX_BLOCKS`` call openers: never spoken, like the calls
-    past ``MAX_CALLS``."""
-    if pos >= 0:
-        found.append(Found(pos, len(text), too_many_calls(text[pos : pos + 200])))
+# Why the text after ``MAX_BLOCKS`` call openings is refused unread.
+TOO_MANY_BLOCKS = f"more than {MAX_BLOCKS} call blocks in one reply"
+
+
+def refuse_unread(found: list[Found], text: str, pos: int, body: int = -1) -> None:
+    """Refuse the text from ``pos`` on, left unread once a reader has looked at
+    ``MAX_BLOCKS`` call openings, when the next one (its body at ``body``;
+    -1: right at ``pos``) opens a JSON object or list of objects: never
+    spoken, like the calls past ``MAX_CALLS``. An opening with nothing of a
+    call after it (``[unused11][unused12]``) leaves the rest as text.
+    ``pos`` -1: nothing left."""
+    if pos < 0:
+        return
+    body = skip_ws(text, pos if body < 0 else body)
+    if text.startswith("[", body):
+        body = skip_ws(text, body + 1)
+    if text.startswith("{", body):
+        found.append(
+            Found(
+                pos, len(text), RejectedCall("", text[pos : pos + 200], TOO_MANY_BLOCKS)
+            )
+        )

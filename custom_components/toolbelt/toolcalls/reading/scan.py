@@ -326,9 +326,9 @@ def prose_json_calls(
             abandoned = -1
             continue
         end = find_json_end(text, begin)  # free: the read above scanned it
-        if end < 0:
-            # Never closed, or nested too deep: each such read runs to the end
-            # of the text, so a few are looked at, not a run of thousands.
+        if end < 0 and len(text) - begin > _LONG_READ:
+            # Never closed, or nested too deep, with much text after it: each
+            # such read runs to the end, so a few are looked at, not thousands.
             unclosed -= 1
             if unclosed < 0:
                 break
@@ -349,8 +349,10 @@ def prose_json_calls(
 
 # Unclosed call objects looked at per reply (each check may read to the end).
 _MAX_ABANDONED_CHECKS = 4
-# Unclosed values in prose read per reply before the search gives up.
+# Unclosed values in prose read per reply, with more than ``_LONG_READ``
+# characters after them, before the search gives up.
 _MAX_UNCLOSED = 16
+_LONG_READ = 4096
 _NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
 _SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
 

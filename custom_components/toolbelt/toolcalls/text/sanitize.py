@@ -221,11 +221,12 @@ def _lone_pairs(count: int) -> tuple[tuple[str, str], ...]:
     )
 
 
-# A role after ``<|start|>`` may follow a space (LLM-jp 4.1's harmony).
+# A role after ``<|start|>`` may follow a space (LLM-jp 4.1's harmony); a
+# word after that space is only a role if it is one.
 _HEADERS = re.compile(
     r"<\|start_header_id\|>[^<]{0,40}<\|end_header_id\|>"
     r"|<\|im_start\|>[A-Za-z_]{0,20}"
-    r"|<\|start\|>(?: ?[A-Za-z_]{1,20})?"
+    r"|<\|start\|>(?:[A-Za-z_]{1,20}| (?:assistant|user|system|developer)\b)?"
     r"|<\|channel\|>[^<\n]{0,200}"
     r"|<\|constrain\|>[A-Za-z_]{0,20}"
     r"|<start_of_turn>[A-Za-z_]{0,20}"
