@@ -142,3 +142,41 @@ def test_streaming_holds_on_the_tag(size):
     released, holding = stream("glm", raw, size=size)
     assert holding
     assert released == "On it. "
+
+
+def test_laguna_user_tags_call_only_catalog_tools():
+    """Poolside Laguna's ``<user>NAME<arg_key>…</user>`` (Ollama's laguna
+    parser): a call only when NAME is a catalog tool, else it is spoken."""
+    raw = "<user>HassTurnOn\n<arg_key>name</arg_key>\n<arg_value>lamp</arg_value>\n</user>"
+    result = parse_auto(raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == ""
+    prose = "<user>Hello<arg_key>a</arg_key><arg_value>b</arg_value></user> there"
+    result = parse_auto(prose)
+    assert result.calls == []
+    assert result.rejected == []
+    assert result.content == prose
+
+
+@pytest.mark.parametrize("sep", ["\n", "", " "])
+def test_laguna_name_then_json_object(sep):
+    """Laguna and TeleChat4: ``<tool_call>NAME{json}</tool_call>``."""
+    raw = f'Sure.<tool_call>HassTurnOn{sep}{{"name": "lamp"}}</tool_call>'
+    result = parse_auto(raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Sure."
+
+
+def test_name_then_json_calls_no_tool_outside_the_catalog():
+    result = parse_auto('<tool_call>rm_rf\n{"path": "/"}</tool_call>')
+    assert result.calls == []
+    assert [r.name for r in result.rejected] == [""]
+    assert result.content == ""
+
+
+def test_repeated_unclosed_opener_is_one_call():
+    """Ollama's laguna_test: an unclosed call, then the same call again."""
+    one = '<tool_call>HassTurnOn\n{"name": "lamp"}'
+    result = parse_auto(f"{one}\n{one}</tool_call>")
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == ""

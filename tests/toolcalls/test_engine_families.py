@@ -42,6 +42,7 @@ FAMILY_PRESET = {
     "plamo": "plamo",
     "k2_horizon": "k2_horizon",
     "kimi": "kimi",
+    "laguna": "laguna",
 }
 
 
@@ -95,3 +96,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes
     assert {"k2horizon"} <= prefixes
+    assert {"laguna"} <= prefixes

@@ -96,6 +96,7 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("openPangu-Embedded-7B", ("pangu",)),
         ("plamo-3-8b", ("plamo",)),
         ("k2-horizon-instruct", ("k2_horizon",)),
+        ("poolside/Laguna-XS.2", ("glm", "hermes")),
         ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),

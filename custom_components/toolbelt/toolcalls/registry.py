@@ -195,6 +195,7 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "pangu": ("pangu",),
     "plamo": ("plamo",),
     "k2_horizon": ("k2_horizon",),
+    "laguna": ("glm", "hermes"),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -243,6 +244,7 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"pangu", "pangu"),
         (r"plamo", "plamo"),
         (r"k2[-_ ]?horizon", "k2_horizon"),
+        (r"laguna|poolside", "laguna"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

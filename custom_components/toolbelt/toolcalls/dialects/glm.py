@@ -16,7 +16,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, override
 
-from ..model import RejectedCall
+from ..model import RejectedCall, ToolCall
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result, make_call
 from ..reading.markup import (
@@ -101,7 +101,11 @@ class ArgTags:
         )
 
 
-GLM_TAGS = ArgTags.named("tool_call", "arg_key", "arg_value")
+_PAIR = ("arg_key", "arg_value")
+GLM_TAGS = ArgTags.named("tool_call", *_PAIR)
+# Poolside Laguna may write a call in ``<user>`` tags; only a catalog tool's
+# name makes one a call (as Ollama reads it), anything else is prose.
+_USER_TAGS = ArgTags.named("user", *_PAIR)
 
 
 def _json_string(raw: str) -> str | None:
@@ -181,17 +185,29 @@ def arg_tag_calls(text: str, catalog: Catalog, tags: ArgTags) -> list[Found]:
     return found
 
 
+def _user_calls(text: str, catalog: Catalog) -> list[Found]:
+    """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools."""
+    return [
+        span
+        for span in arg_tag_calls(text, catalog, _USER_TAGS)
+        if isinstance(span.call, ToolCall)
+    ]
+
+
 class GlmDialect(Dialect):
     """GLM ``<arg_key>``/``<arg_value>`` calls, typed from the schema."""
 
     name = "glm"
-    markers = ("<tool_call>",)
-    triggers = ("<tool_call>",)
+    # ``<user>``: held while streaming until the parse says whether it is a call.
+    markers = ("<tool_call>", "<user>")
+    triggers = ("<tool_call>", "<user>")
 
     @override
     def may_match(self, text: str) -> bool:
         """A tag followed by a name (a JSON body is Hermes's)."""
-        return GLM_TAGS.head.search(text) is not None
+        return GLM_TAGS.head.search(text) is not None or (
+            "<user>" in text and _USER_TAGS.head.search(text) is not None
+        )
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -207,5 +223,7 @@ class GlmDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = arg_tag_calls(text, catalog, GLM_TAGS)
+        if "<user>" in text:
+            found += _user_calls(text, catalog)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)

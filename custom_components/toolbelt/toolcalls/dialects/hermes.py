@@ -80,6 +80,7 @@ _TYPED_NAME = re.compile(
 # then the arguments; a label in a sentence (``as <tool: bash> blocks``) is prose.
 _LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>(?=[ \t]*\r?\n)")
 _NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
+_NAME_THEN_OBJECT = re.compile(r"([A-Za-z_][\w.\-]*+)[ \t\r\n]*(?=\{)")
 
 
 def _tag_calls(
@@ -102,6 +103,9 @@ def _tag_calls(
                 raw = text[start:end]
                 call = _named_call(text, named, body_end, raw, catalog, id_style)
                 found.append(Found(start, end, call))
+                continue
+            if strong and (bare := _name_then_json(text, pos, body_end, catalog)):
+                found.append(Found(start, end, bare))
                 continue
             if strong:
                 body = text[body_start:body_end].strip()
@@ -205,6 +209,25 @@ def _named_call(
         except LooseJSONError as err:
             return RejectedCall(name.group(1), raw, f"arguments are not JSON: {err}")
     return make_call(catalog, name.group(1), args, raw=raw, id_style=id_style)
+
+
+def _name_then_json(
+    text: str, pos: int, body_end: int, catalog: Catalog
+) -> ToolCall | RejectedCall | None:
+    """``NAME {..}`` (Laguna, TeleChat4): a catalog tool's name, then its JSON
+    arguments; what follows the object is dropped with the block, as Ollama
+    drops a repeated opener. None when the body is not that."""
+    named = _NAME_THEN_OBJECT.match(text, pos, body_end)
+    if named is None or catalog.resolve(named.group(1)) is None:
+        return None
+    end = find_json_end(text, named.end())
+    if not 0 < end <= body_end:
+        return None
+    try:
+        args = loads_loose(text[named.end() : end])
+    except LooseJSONError:
+        return None
+    return make_call(catalog, named.group(1), args, raw=text[pos:body_end])
 
 
 def _labelled_tool_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
