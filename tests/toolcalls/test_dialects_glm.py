@@ -180,3 +180,26 @@ def test_repeated_unclosed_opener_is_one_call():
     result = parse_auto(f"{one}\n{one}</tool_call>")
     assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
     assert result.content == ""
+
+
+def test_telechat4_param_tags_next_to_a_call_without_arguments():
+    """TeleChat4's ``<param_key>`` pairs share GLM's call tag: a call with no
+    pairs is read once, not once per format."""
+    raw = (
+        "<tool_call>GetLiveContext</tool_call>"
+        "<tool_call>HassTurnOn<param_key>name</param_key>"
+        "<param_value>lamp</param_value></tool_call>"
+    )
+    result = parse_auto(raw)
+    assert calls(result) == expect(
+        ("GetLiveContext", {}), ("HassTurnOn", {"name": "lamp"})
+    )
+    assert result.content == ""
+
+
+def test_iquest_call_cut_off_is_refused_not_spoken():
+    raw = "Checking.<iquestcoder_tool_call>HassTurnOn<arg_key>name</arg_key><arg_val"
+    result = parse_auto(raw)
+    assert result.calls == []
+    assert [r.reason for r in result.rejected] == ["call is truncated"]
+    assert result.content == "Checking."

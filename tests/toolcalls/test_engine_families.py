@@ -43,6 +43,11 @@ FAMILY_PRESET = {
     "k2_horizon": "k2_horizon",
     "kimi": "kimi",
     "laguna": "laguna",
+    "telechat4": "telechat",
+    "xingchen4": "telechat",
+    "xing4_0": "telechat",
+    "iquest_q1": "iquest",
+    "iquest_coder_v2": "iquest",
 }
 
 
@@ -96,4 +101,5 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     assert {"stepaudio2", "step3", "solaropen2", "cwm"} <= prefixes
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes
     assert {"k2horizon"} <= prefixes
-    assert {"laguna"} <= prefixes
+    assert {"laguna", "telechat4", "xingchen4", "xing40"} <= prefixes
+    assert {"iquestq1", "iquest2"} <= prefixes

@@ -97,6 +97,8 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("plamo-3-8b", ("plamo",)),
         ("k2-horizon-instruct", ("k2_horizon",)),
         ("poolside/Laguna-XS.2", ("glm", "hermes")),
+        ("Tele-AI/TeleChat4-36B", ("glm", "hermes")),
+        ("IQuestLab/IQuest-Coder-V2-40B", ("glm", "hermes")),
         ("phi4-mini:3.8b", ("functools",)),
         ("totally-unknown-model", ()),
         (None, ()),

@@ -196,6 +196,8 @@ PRESETS: dict[str, tuple[str, ...]] = {
     "plamo": ("plamo",),
     "k2_horizon": ("k2_horizon",),
     "laguna": ("glm", "hermes"),
+    "telechat": ("glm", "hermes"),
+    "iquest": ("glm", "hermes"),
     "react": ("react",),
     "markdown_json": ("markdown_json",),
     "home_llm": ("home_llm", "markdown_json"),
@@ -245,6 +247,8 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"plamo", "plamo"),
         (r"k2[-_ ]?horizon", "k2_horizon"),
         (r"laguna|poolside", "laguna"),
+        (r"telechat|xing-?chen|xing-?4", "telechat"),
+        (r"iquest", "iquest"),
         (r"home-?llm|home-3b|home-1b", "home_llm"),
     )
 )

@@ -6,7 +6,10 @@ typed from the tool's schema (``"21"`` is a number only where the schema says
 so); a string value written as a JSON string (``<arg_value>"London"``, as
 GLM-4.7 does) loses its quotes, as the engines read it. A ``<tool_call>`` whose
 body is JSON belongs to the Hermes dialect. LongCat-Flash writes the same shape
-with its own tag names (``ArgTags``).
+with its own tag names (``ArgTags``). Read here too: TeleChat4/XingChen4/Xing4.0's
+``<param_key>``/``<param_value>`` pairs, IQuest Coder V2's and IQuest Q1's
+``<iquestcoder_tool_call>``/``<iquest_tool_call>`` and Poolside Laguna's calls
+in ``<user>`` tags (catalog tools only).
 """
 
 from __future__ import annotations
@@ -106,6 +109,14 @@ GLM_TAGS = ArgTags.named("tool_call", *_PAIR)
 # Poolside Laguna may write a call in ``<user>`` tags; only a catalog tool's
 # name makes one a call (as Ollama reads it), anything else is prose.
 _USER_TAGS = ArgTags.named("user", *_PAIR)
+# The same pairs under other tag names, each read only when its literal is in
+# the reply: TeleChat4/XingChen4/Xing4.0's ``<param_key>``/``<param_value>``,
+# IQuest Coder V2's and IQuest Q1's own call tags.
+_VARIANTS: tuple[tuple[str, ArgTags], ...] = (
+    ("<param_key>", ArgTags.named("tool_call", "param_key", "param_value")),
+    ("<iquestcoder_tool_call>", ArgTags.named("iquestcoder_tool_call", *_PAIR)),
+    ("<iquest_tool_call>", ArgTags.named("iquest_tool_call", *_PAIR)),
+)
 
 
 def _json_string(raw: str) -> str | None:
@@ -185,6 +196,13 @@ def arg_tag_calls(text: str, catalog: Catalog, tags: ArgTags) -> list[Found]:
     return found
 
 
+def _new_spans(found: list[Found], more: list[Found]) -> list[Found]:
+    """The spans of ``more`` not already read (``<tool_call>NAME</tool_call>``
+    has no pairs to tell two formats sharing the call tag apart)."""
+    starts = {span.start for span in found}
+    return [span for span in more if span.start not in starts]
+
+
 def _user_calls(text: str, catalog: Catalog) -> list[Found]:
     """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools."""
     return [
@@ -199,14 +217,15 @@ class GlmDialect(Dialect):
 
     name = "glm"
     # ``<user>``: held while streaming until the parse says whether it is a call.
-    markers = ("<tool_call>", "<user>")
-    triggers = ("<tool_call>", "<user>")
+    markers = ("<tool_call>", "<iquestcoder_tool_call>", "<iquest_tool_call>", "<user>")
+    triggers = ("<tool_call>", "<user>", "<iquest")
 
     @override
     def may_match(self, text: str) -> bool:
         """A tag followed by a name (a JSON body is Hermes's)."""
-        return GLM_TAGS.head.search(text) is not None or (
-            "<user>" in text and _USER_TAGS.head.search(text) is not None
+        return GLM_TAGS.head.search(text) is not None or any(
+            literal in text and tags.head.search(text) is not None
+            for literal, tags in (("<user>", _USER_TAGS), *_VARIANTS)
         )
 
     @override
@@ -223,6 +242,9 @@ class GlmDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = arg_tag_calls(text, catalog, GLM_TAGS)
+        for literal, tags in _VARIANTS:
+            if literal in text:
+                found += _new_spans(found, arg_tag_calls(text, catalog, tags))
         if "<user>" in text:
             found += _user_calls(text, catalog)
         found = prefer_outside_reasoning(text, found)

@@ -6,7 +6,8 @@ Also the wrappers llama.cpp accepts (``<function_call>``, ``<tool>``,
 call at the very start of the reply. Two families name the tool before its
 JSON arguments: Step-Audio 2 (``<tool_call>function\nNAME\n{..}</tool_call>``)
 and Meta's CWM (``<tool: function>\nNAME {..}\n</tool>``; a rest that is not
-JSON is the tool's ``command``, as vLLM reads it).
+JSON is the tool's ``command``, as vLLM reads it). Poolside Laguna and TeleChat4
+write a catalog tool's name, then its JSON arguments (``<tool_call>NAME\n{..}``).
 """
 
 from __future__ import annotations
