@@ -203,3 +203,23 @@ def test_iquest_call_cut_off_is_refused_not_spoken():
     assert result.calls == []
     assert [r.reason for r in result.rejected] == ["call is truncated"]
     assert result.content == "Checking."
+
+
+def test_glm53_flash_short_pairs_split_at_the_first_equals_sign():
+    """SGLang's glm53_flash_detector: ``<arg_key>k=v</arg_value>``."""
+    raw = (
+        "<tool_call>HassTurnOn<arg_key>name=lamp = on</arg_value>"
+        "<arg_key>area=hall</arg_value></tool_call>"
+    )
+    result = parse("glm", raw)
+    assert calls(result) == expect(
+        ("HassTurnOn", {"name": "lamp = on", "area": "hall"})
+    )
+    assert result.content == ""
+
+
+def test_glm53_flash_namespaced_name_outside_the_catalog_is_refused():
+    result = parse_auto('<tool_call>Weather/get_forecast>{"city": "Oslo"}')
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == ""

@@ -48,6 +48,7 @@ FAMILY_PRESET = {
     "xing4_0": "telechat",
     "iquest_q1": "iquest",
     "iquest_coder_v2": "iquest",
+    "glm5_3_flash": "glm5",
 }
 
 
@@ -102,4 +103,4 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     assert {"pangu", "openpangu2", "plamo3"} <= prefixes
     assert {"k2horizon"} <= prefixes
     assert {"laguna", "telechat4", "xingchen4", "xing40"} <= prefixes
-    assert {"iquestq1", "iquest2"} <= prefixes
+    assert {"iquestq1", "iquest2", "glm53flash"} <= prefixes

@@ -79,6 +79,7 @@ def test_every_preset_resolves_and_auto_tries_every_text_dialect() -> None:
         ("xLAM-2-8b-fc-r", ("xlam", "hermes")),
         ("Hammer2.1-7b", ("xlam", "hermes")),
         ("glm-4.5-air", ("glm", "hermes")),
+        ("GLM-5.3-Flash", ("glm", "hermes")),
         ("Kimi-K2-Instruct", ("kimi_k2",)),
         ("LFM2-1.2B", ("pythonic",)),
         ("Hermes-3-Llama-3.1-8B", ("hermes",)),

@@ -117,6 +117,16 @@ _VARIANTS: tuple[tuple[str, ArgTags], ...] = (
     ("<iquestcoder_tool_call>", ArgTags.named("iquestcoder_tool_call", *_PAIR)),
     ("<iquest_tool_call>", ArgTags.named("iquest_tool_call", *_PAIR)),
 )
+# GLM-5.3-Flash's short pairs, ``<arg_key>k=v</arg_value>`` (no ``</arg_key>``
+# nor ``<arg_value>``): the key ends at the first ``=``.
+_SHORT_PAIR = re.compile(r"<arg_key>[^<=]*=")
+_SHORT_TAGS = ArgTags(
+    call_open=GLM_TAGS.call_open,
+    cut=GLM_TAGS.cut,
+    head=GLM_TAGS.head,
+    pair=re.compile(r"\s*<arg_key>([^<=]*)=(.*?)</arg_value>", re.S),
+    close=GLM_TAGS.close,
+)
 
 
 def _json_string(raw: str) -> str | None:
@@ -203,6 +213,16 @@ def _new_spans(found: list[Found], more: list[Found]) -> list[Found]:
     return [span for span in more if span.start not in starts]
 
 
+def _read_again(found: list[Found], more: list[Found]) -> list[Found]:
+    """``found`` with each refused call that ``more`` reads at the same place
+    replaced by that reading."""
+    calls = {span.start: span for span in more if isinstance(span.call, ToolCall)}
+    return [
+        calls.get(span.start, span) if isinstance(span.call, RejectedCall) else span
+        for span in found
+    ]
+
+
 def _user_calls(text: str, catalog: Catalog) -> list[Found]:
     """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools."""
     return [
@@ -245,6 +265,8 @@ class GlmDialect(Dialect):
         for literal, tags in _VARIANTS:
             if literal in text:
                 found += _new_spans(found, arg_tag_calls(text, catalog, tags))
+        if _SHORT_PAIR.search(text):
+            found = _read_again(found, arg_tag_calls(text, catalog, _SHORT_TAGS))
         if "<user>" in text:
             found += _user_calls(text, catalog)
         found = prefer_outside_reasoning(text, found)

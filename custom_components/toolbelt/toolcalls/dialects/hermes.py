@@ -40,6 +40,7 @@ from ..reading.markup import (
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.scan import (
     MAX_BLOCKS,
+    NAME_THEN_OBJECT,
     json_calls_at,
     json_error_at,
     leading_json_calls,
@@ -81,7 +82,6 @@ _TYPED_NAME = re.compile(
 # then the arguments; a label in a sentence (``as <tool: bash> blocks``) is prose.
 _LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>(?=[ \t]*\r?\n)")
 _NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
-_NAME_THEN_OBJECT = re.compile(r"([A-Za-z_][\w.\-]*+)[ \t\r\n]*(?=\{)")
 
 
 def _tag_calls(
@@ -215,10 +215,11 @@ def _named_call(
 def _name_then_json(
     text: str, pos: int, body_end: int, catalog: Catalog
 ) -> ToolCall | RejectedCall | None:
-    """``NAME {..}`` (Laguna, TeleChat4): a catalog tool's name, then its JSON
+    """``NAME {..}`` (Laguna, TeleChat4; GLM-5.3-Flash's ``Namespace/NAME>{..}``,
+    often unclosed): a catalog tool's name, then its JSON
     arguments; what follows the object is dropped with the block, as Ollama
     drops a repeated opener. None when the body is not that."""
-    named = _NAME_THEN_OBJECT.match(text, pos, body_end)
+    named = NAME_THEN_OBJECT.match(text, pos, body_end)
     if named is None or catalog.resolve(named.group(1)) is None:
         return None
     end = find_json_end(text, named.end())

@@ -29,6 +29,7 @@ from .memo import memoized, once_per_reply
 from .openers import JSON_CALL
 
 __all__ = [
+    "NAME_THEN_OBJECT",
     "TRUNCATED",
     "Fence",
     "find_fences",
@@ -336,8 +337,11 @@ def prose_json_calls(
 
 # Unclosed call objects looked at per reply (each check may read to the end).
 _MAX_ABANDONED_CHECKS = 4
-# A block body naming its tool before a JSON object (Laguna, TeleChat4).
-_NAME_THEN_OBJECT = re.compile(r"[A-Za-z_][\w.\-]*+[ \t\r\n]*(?=\{)")
+# A block body naming its tool (group 1) before a JSON object: Laguna and
+# TeleChat4 (``NAME {``), GLM-5.3-Flash (``NAME>{``, ``Namespace/NAME>{``).
+NAME_THEN_OBJECT = re.compile(
+    r"(?:[A-Za-z_][\w.\-]*+/)?([A-Za-z_][\w.\-]*+)[ \t\r\n]*>?[ \t\r\n]*(?=\{)"
+)
 _NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
 _SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
 
@@ -377,7 +381,7 @@ def tag_blocks(
             json_end = find_json_end(text, inner)
             if json_end > 0:
                 search_from = json_end
-        elif (named := _NAME_THEN_OBJECT.match(text, inner)) is not None:
+        elif (named := NAME_THEN_OBJECT.match(text, inner)) is not None:
             json_end = find_json_end(text, named.end())  # ``NAME {..}``
             if json_end > 0:
                 search_from = json_end
