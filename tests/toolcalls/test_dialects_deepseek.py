@@ -184,3 +184,27 @@ def test_a_dsml_block_naming_no_call_is_not_spoken():
         assert result.calls == []
         assert result.rejected == []
         assert result.content == "Sure."
+
+
+def test_v41_spaced_dsml_cut_off_is_refused_not_spoken():
+    """DeepSeek V4.1 (SGLang's deepseekv41 detector): a space after the token;
+    a call cut off inside it is refused, never spoken."""
+    raw = (
+        'Checking.\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="HassTurnOn">\n'
+        '<｜DSML｜ parameter name="name" string="true">lamp'
+    )
+    result = parse_auto(raw)
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == "Checking."
+
+
+def test_v41_block_is_closed_by_its_own_spelling():
+    raw = (
+        '<｜DSML｜ calls>\n<｜DSML｜ invoke name="HassTurnOn">\n'
+        '<｜DSML｜ parameter name="name" string="true">lamp</｜DSML｜ parameter>\n'
+        "</｜DSML｜ invoke>\n</｜DSML｜ calls>\nDone."
+    )
+    result = parse("deepseek", raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Done."

@@ -49,6 +49,7 @@ FAMILY_PRESET = {
     "iquest_q1": "iquest",
     "iquest_coder_v2": "iquest",
     "glm5_3_flash": "glm5",
+    "deepseek_v4_1": "deepseek",
 }
 
 

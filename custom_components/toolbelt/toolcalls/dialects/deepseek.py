@@ -5,7 +5,8 @@
   write ``<｜tool▁calls｜>`` and drop the per-call begin token.
 * V3.1: ``<｜tool▁call▁begin｜>fn<｜tool▁sep｜>{..}<｜tool▁call▁end｜>``.
 * V3.2/V4: ``<｜DSML｜function_calls>`` (or ``tool_calls``) with
-  ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``.
+  ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``;
+  V4.1 puts a space after the token: ``<｜DSML｜ calls>``, ``<｜DSML｜ invoke ..>``.
 * StepFun Step-3 writes the same tokens (``_`` for ``▁``) around a steptml
   invoke: ``<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke
   name="fn"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke>``,
@@ -73,12 +74,14 @@ class InvokeMarkup:
 
     @classmethod
     def of(cls, word: str) -> InvokeMarkup:
-        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ..."""
+        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ...;
+        V4.1 writes a space after the word's token (``<｜DSML｜ calls>``), and
+        a block's closers follow its opener's spelling."""
         return cls(
-            re.compile(rf"<｜{word}｜(function_calls|tool_calls)>"),
-            re.compile(rf'<｜{word}｜invoke\s+name="([^"]+)"\s*>'),
+            re.compile(rf"<｜{word}｜( ?)(function_calls|tool_calls|(?<= )calls)>"),
+            re.compile(rf'<｜{word}｜ ?invoke\s+name="([^"]+)"\s*>'),
             re.compile(
-                rf'<｜{word}｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
+                rf'<｜{word}｜ ?parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
             ),
             word,
         )
@@ -163,11 +166,11 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
     """The calls of every ``<｜WORD｜tool_calls>`` block, a block cut off refused."""
     found: list[Found] = []
     finder = Finder(text)
-    param_end = f"</｜{tags.word}｜parameter>"
     for block in tags.block.finditer(text):
         if too_many(found, text, block.start()):
             break
-        closer = f"</｜{tags.word}｜{block.group(1)}>"
+        token = f"</｜{tags.word}｜{block.group(1)}"  # a closer's start
+        closer = f"{token}{block.group(2)}>"
         close = finder.find(closer, block.end())
         block_end = close + len(closer) if close >= 0 else len(text)
         body_end = close if close >= 0 else len(text)
@@ -178,7 +181,7 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
             if too_many(found, text, inv.start()):
                 break
             limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-            inv_close = text.find(f"</｜{tags.word}｜invoke>", inv.end(), limit)
+            inv_close = text.find(f"{token}invoke>", inv.end(), limit)
             raw = text[inv.start() : limit]
             name = inv.group(1)
             call: ToolCall | RejectedCall
@@ -186,7 +189,9 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
                 call = RejectedCall(name, raw, "call is truncated")
             else:
                 body = text[inv.end() : inv_close]
-                call = _invoke_call(catalog, name, body, raw, tags.param, param_end)
+                call = _invoke_call(
+                    catalog, name, body, raw, tags.param, f"{token}parameter>"
+                )
             found.append(Found(block.start(), block_end, call))
     return found
 
@@ -254,6 +259,7 @@ class DeepSeekDialect(Dialect):
         "<｜tool▁call▁begin｜>",
         "<｜DSML｜function_calls>",
         "<｜DSML｜tool_calls>",
+        "<｜DSML｜ calls>",
         "<|tool▁calls▁begin|>",
         "<|tool_calls_begin|>",
         "<｜tool_calls_begin｜>",
