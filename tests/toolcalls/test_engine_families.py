@@ -50,6 +50,7 @@ FAMILY_PRESET = {
     "iquest_coder_v2": "iquest",
     "glm5_3_flash": "glm5",
     "deepseek_v4_1": "deepseek",
+    "deepseek_v32": "deepseek",
 }
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import json
 import re
-from typing import TYPE_CHECKING, override
+from typing import TYPE_CHECKING, Any, override
 
 from ..model import RejectedCall, ToolCall
 from ..prompting.render import json_catalog
@@ -134,6 +134,8 @@ def _invoke_call(
     params = _tag_params(body, opener, closer)
     if params is None:
         return RejectedCall(name, raw, "a parameter is never closed")
+    if params and (inner := _wrapped_arguments(catalog, name, params)) is not None:
+        return make_call(catalog, name, inner, raw=raw)
     if params:
         args = typed_text_arguments(catalog, name, [(k, v) for k, v, _ in params])
         for key, value, is_string in params:
@@ -148,6 +150,35 @@ def _invoke_call(
         except LooseJSONError as err:
             return RejectedCall(name, raw, f"arguments are not JSON: {err}")
     return make_call(catalog, name, {}, raw=raw)
+
+
+def _wrapped_arguments(
+    catalog: Catalog, name: str, params: list[tuple[str, str, bool]]
+) -> dict[str, Any] | None:
+    """The real arguments when the only parameter is an ``arguments`` or
+    ``input`` wrapper holding them as a JSON object (vLLM's DeepSeek V3.2
+    parser unwraps it): only for a tool with no parameter of that name, and
+    an object whose keys are all the tool's parameters. Else None."""
+    if len(params) != 1 or params[0][0].strip() not in _WRAPPERS:
+        return None
+    resolved = catalog.resolve(name)
+    schema = catalog.schema(resolved) if resolved else {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    value = params[0][1].strip()
+    if not isinstance(props, dict) or params[0][0].strip() in props:
+        return None
+    if not value.startswith("{"):
+        return None
+    try:
+        inner = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(inner, dict) or not inner or not set(inner) <= set(props):
+        return None
+    return inner
+
+
+_WRAPPERS = frozenset(("arguments", "input"))
 
 
 def _json_string(value: str) -> str | None:
