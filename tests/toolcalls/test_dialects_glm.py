@@ -223,3 +223,13 @@ def test_glm53_flash_namespaced_name_outside_the_catalog_is_refused():
     assert result.calls == []
     assert result.rejected
     assert result.content == ""
+
+
+@pytest.mark.parametrize(
+    "head", ["to=functions.HassTurnOn\n", "assistant to=functions.HassTurnOn json\n"]
+)
+def test_recipient_header_inside_tool_call(head):
+    """SGLang's multi_format detector: a harmony recipient in ``<tool_call>``."""
+    result = parse_auto(f'Ok.\n<tool_call>{head}{{"name": "lamp"}}\n</tool_call>')
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Ok."

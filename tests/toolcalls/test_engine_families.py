@@ -51,6 +51,7 @@ FAMILY_PRESET = {
     "glm5_3_flash": "glm5",
     "deepseek_v4_1": "deepseek",
     "deepseek_v32": "deepseek",
+    "multi_format": "auto",
 }
 
 

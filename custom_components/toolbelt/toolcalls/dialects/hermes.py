@@ -82,6 +82,11 @@ _TYPED_NAME = re.compile(
 # then the arguments; a label in a sentence (``as <tool: bash> blocks``) is prose.
 _LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>(?=[ \t]*\r?\n)")
 _NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
+# A harmony recipient header in the tag (SGLang's multi_format detector):
+# ``[assistant ]to=functions.NAME[ json]`` before the JSON arguments.
+_RECIPIENT = re.compile(
+    r"(?:assistant[ \t]+)?to=functions\.([A-Za-z_][\w.\-]*+)(?:[ \t]+json)?[ \t\r\n]*(?=\{)"
+)
 
 
 def _tag_calls(
@@ -216,10 +221,12 @@ def _name_then_json(
     text: str, pos: int, body_end: int, catalog: Catalog
 ) -> ToolCall | RejectedCall | None:
     """``NAME {..}`` (Laguna, TeleChat4; GLM-5.3-Flash's ``Namespace/NAME>{..}``,
-    often unclosed): a catalog tool's name, then its JSON
+    often unclosed; ``to=functions.NAME {..}``): a catalog tool's name, then its JSON
     arguments; what follows the object is dropped with the block, as Ollama
     drops a repeated opener. None when the body is not that."""
-    named = NAME_THEN_OBJECT.match(text, pos, body_end)
+    named = NAME_THEN_OBJECT.match(text, pos, body_end) or _RECIPIENT.match(
+        text, pos, body_end
+    )
     if named is None or catalog.resolve(named.group(1)) is None:
         return None
     end = find_json_end(text, named.end())
