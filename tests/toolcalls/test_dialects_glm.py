@@ -233,3 +233,19 @@ def test_recipient_header_inside_tool_call(head):
     result = parse_auto(f'Ok.\n<tool_call>{head}{{"name": "lamp"}}\n</tool_call>')
     assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
     assert result.content == "Ok."
+
+
+def test_call_labels_go_with_their_call_and_stay_without_one():
+    """RWKV's ``**Tool Call:**`` before a fenced call, HyperCLOVA X SEED's
+    `` -> tool/function_call`` header before a JSON list: not spoken with
+    the call; prose when no call follows."""
+    call = '{"name": "HassTurnOn", "arguments": {"name": "lamp"}}'
+    for raw in (
+        f"Ok.\n**Tool Call:**\n```json\n{call}\n```",
+        f"Ok.\n -> tool/function_call\n[{call}]",
+    ):
+        result = parse_auto(raw)
+        assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+        assert result.content == "Ok."
+    prose = "Next time, write **Tool Call:** before the call."
+    assert parse_auto(prose).content == prose

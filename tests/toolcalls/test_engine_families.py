@@ -52,6 +52,8 @@ FAMILY_PRESET = {
     "deepseek_v4_1": "deepseek",
     "deepseek_v32": "deepseek",
     "multi_format": "auto",
+    "rwkv": "hermes",
+    "hyperclovax_seed_think_14b": "hermes",
 }
 
 

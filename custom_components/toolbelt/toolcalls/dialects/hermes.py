@@ -314,6 +314,11 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
     return found
 
 
+# Labels a family writes on the line before its JSON call (fenced or bare).
+_LABELS = ("**Tool Call:**", "-> tool/function_call")
+_LABEL = re.compile(
+    r"(?:\*\*Tool Call:\*\*|->[ \t]*tool/function_call)[ \t]*(?:\r?\n[ \t]*)?\Z"
+)
 _START = operator.attrgetter("start")
 _END = operator.attrgetter("end")
 
@@ -353,6 +358,19 @@ def _json_outside(text: str, found: list[Found]) -> bool:
 
 def _has_bracket(text: str, start: int, end: int) -> bool:
     return text.find("{", start, end) >= 0 or text.find("[", start, end) >= 0
+
+
+def _with_labels(text: str, found: list[Found]) -> list[Found]:
+    """Each call span widened over a label written right before it (RWKV's
+    ``**Tool Call:**``, HyperCLOVA X SEED's `` -> tool/function_call``
+    header): the label goes with the call, unspoken."""
+    wider: list[Found] = []
+    for span in found:
+        label = _LABEL.search(text, max(0, span.start - 64), span.start)
+        if span.call is not None and label is not None:
+            span = Found(label.start(), span.end, span.call)
+        wider.append(span)
+    return wider
 
 
 def parse_tagged(
@@ -406,6 +424,7 @@ class HermesDialect(Dialect):
         "<tools>",
         "<tool>",
         "<tool:",
+        *_LABELS,
     )
     # A call object anywhere in prose counts (``scan.prose_json_calls``).
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
@@ -422,6 +441,8 @@ class HermesDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = without_mentions(text, parse_tagged(text, catalog, tags=self.tags))
+        if found and any(map(text.__contains__, _LABELS)):
+            found = _with_labels(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override
