@@ -117,6 +117,8 @@ _VARIANTS: tuple[tuple[str, ArgTags], ...] = (
     ("<iquestcoder_tool_call>", ArgTags.named("iquestcoder_tool_call", *_PAIR)),
     ("<iquest_tool_call>", ArgTags.named("iquest_tool_call", *_PAIR)),
 )
+_OTHER_HEADS = (("<user>", _USER_TAGS), *_VARIANTS)
+_OTHER_TAGS = re.compile(r"<(?:user>|param_key>|iquest)")
 # GLM-5.3-Flash's short pairs, ``<arg_key>k=v</arg_value>`` (no ``</arg_key>``
 # nor ``<arg_value>``): the key ends at the first ``=``.
 _SHORT_PAIR = re.compile(r"<arg_key>[^<=]*=")
@@ -243,9 +245,12 @@ class GlmDialect(Dialect):
     @override
     def may_match(self, text: str) -> bool:
         """A tag followed by a name (a JSON body is Hermes's)."""
-        return GLM_TAGS.head.search(text) is not None or any(
+        if GLM_TAGS.head.search(text) is not None:
+            return True
+        # One scan rules the other tag names out in most replies.
+        return _OTHER_TAGS.search(text) is not None and any(
             literal in text and tags.head.search(text) is not None
-            for literal, tags in (("<user>", _USER_TAGS), *_VARIANTS)
+            for literal, tags in _OTHER_HEADS
         )
 
     @override

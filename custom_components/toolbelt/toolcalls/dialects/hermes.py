@@ -441,7 +441,7 @@ class HermesDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = without_mentions(text, parse_tagged(text, catalog, tags=self.tags))
-        if found and any(map(text.__contains__, _LABELS)):
+        if found and (_LABELS[0] in text or _LABELS[1] in text):
             found = _with_labels(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
