@@ -184,3 +184,55 @@ def test_a_dsml_block_naming_no_call_is_not_spoken():
         assert result.calls == []
         assert result.rejected == []
         assert result.content == "Sure."
+
+
+def test_v41_spaced_dsml_cut_off_is_refused_not_spoken():
+    """DeepSeek V4.1 (SGLang's deepseekv41 detector): a space after the token;
+    a call cut off inside it is refused, never spoken."""
+    raw = (
+        'Checking.\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="HassTurnOn">\n'
+        '<｜DSML｜ parameter name="name" string="true">lamp'
+    )
+    result = parse_auto(raw)
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == "Checking."
+
+
+def test_v41_block_is_closed_by_its_own_spelling():
+    raw = (
+        '<｜DSML｜ calls>\n<｜DSML｜ invoke name="HassTurnOn">\n'
+        '<｜DSML｜ parameter name="name" string="true">lamp</｜DSML｜ parameter>\n'
+        "</｜DSML｜ invoke>\n</｜DSML｜ calls>\nDone."
+    )
+    result = parse("deepseek", raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Done."
+
+
+def _wrapped(key: str, value: str, more: str = "") -> str:
+    return (
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="HassTurnOn">\n'
+        f'<｜DSML｜parameter name="{key}" string="false">{value}</｜DSML｜parameter>\n'
+        f"{more}</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+    )
+
+
+def test_v32_arguments_wrapper_is_unwrapped():
+    """vLLM's DeepSeek V3.2 parser: a lone ``arguments``/``input`` wrapper."""
+    for key in ("arguments", "input"):
+        result = parse("deepseek", _wrapped(key, '{"name": "lamp", "area": "hall"}'))
+        assert calls(result) == expect(("HassTurnOn", {"name": "lamp", "area": "hall"}))
+
+
+def test_v32_wrapper_is_kept_when_it_is_not_the_only_parameter_or_not_the_schema():
+    two = _wrapped(
+        "arguments",
+        '{"area": "hall"}',
+        '<｜DSML｜parameter name="name" string="true">lamp</｜DSML｜parameter>\n',
+    )
+    (call,) = parse("deepseek", two).calls
+    assert call.arguments == {"name": "lamp", "arguments": '{"area": "hall"}'}
+    # Keys that are not the tool's parameters: no unwrapping.
+    (call,) = parse("deepseek", _wrapped("arguments", '{"colour": "red"}')).calls
+    assert call.arguments == {"arguments": '{"colour": "red"}'}

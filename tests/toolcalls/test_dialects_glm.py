@@ -142,3 +142,110 @@ def test_streaming_holds_on_the_tag(size):
     released, holding = stream("glm", raw, size=size)
     assert holding
     assert released == "On it. "
+
+
+def test_laguna_user_tags_call_only_catalog_tools():
+    """Poolside Laguna's ``<user>NAME<arg_key>…</user>`` (Ollama's laguna
+    parser): a call only when NAME is a catalog tool, else it is spoken."""
+    raw = "<user>HassTurnOn\n<arg_key>name</arg_key>\n<arg_value>lamp</arg_value>\n</user>"
+    result = parse_auto(raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == ""
+    prose = "<user>Hello<arg_key>a</arg_key><arg_value>b</arg_value></user> there"
+    result = parse_auto(prose)
+    assert result.calls == []
+    assert result.rejected == []
+    assert result.content == prose
+
+
+@pytest.mark.parametrize("sep", ["\n", "", " "])
+def test_laguna_name_then_json_object(sep):
+    """Laguna and TeleChat4: ``<tool_call>NAME{json}</tool_call>``."""
+    raw = f'Sure.<tool_call>HassTurnOn{sep}{{"name": "lamp"}}</tool_call>'
+    result = parse_auto(raw)
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Sure."
+
+
+def test_name_then_json_calls_no_tool_outside_the_catalog():
+    result = parse_auto('<tool_call>rm_rf\n{"path": "/"}</tool_call>')
+    assert result.calls == []
+    assert [r.name for r in result.rejected] == [""]
+    assert result.content == ""
+
+
+def test_repeated_unclosed_opener_is_one_call():
+    """Ollama's laguna_test: an unclosed call, then the same call again."""
+    one = '<tool_call>HassTurnOn\n{"name": "lamp"}'
+    result = parse_auto(f"{one}\n{one}</tool_call>")
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == ""
+
+
+def test_telechat4_param_tags_next_to_a_call_without_arguments():
+    """TeleChat4's ``<param_key>`` pairs share GLM's call tag: a call with no
+    pairs is read once, not once per format."""
+    raw = (
+        "<tool_call>GetLiveContext</tool_call>"
+        "<tool_call>HassTurnOn<param_key>name</param_key>"
+        "<param_value>lamp</param_value></tool_call>"
+    )
+    result = parse_auto(raw)
+    assert calls(result) == expect(
+        ("GetLiveContext", {}), ("HassTurnOn", {"name": "lamp"})
+    )
+    assert result.content == ""
+
+
+def test_iquest_call_cut_off_is_refused_not_spoken():
+    raw = "Checking.<iquestcoder_tool_call>HassTurnOn<arg_key>name</arg_key><arg_val"
+    result = parse_auto(raw)
+    assert result.calls == []
+    assert [r.reason for r in result.rejected] == ["call is truncated"]
+    assert result.content == "Checking."
+
+
+def test_glm53_flash_short_pairs_split_at_the_first_equals_sign():
+    """SGLang's glm53_flash_detector: ``<arg_key>k=v</arg_value>``."""
+    raw = (
+        "<tool_call>HassTurnOn<arg_key>name=lamp = on</arg_value>"
+        "<arg_key>area=hall</arg_value></tool_call>"
+    )
+    result = parse("glm", raw)
+    assert calls(result) == expect(
+        ("HassTurnOn", {"name": "lamp = on", "area": "hall"})
+    )
+    assert result.content == ""
+
+
+def test_glm53_flash_namespaced_name_outside_the_catalog_is_refused():
+    result = parse_auto('<tool_call>Weather/get_forecast>{"city": "Oslo"}')
+    assert result.calls == []
+    assert result.rejected
+    assert result.content == ""
+
+
+@pytest.mark.parametrize(
+    "head", ["to=functions.HassTurnOn\n", "assistant to=functions.HassTurnOn json\n"]
+)
+def test_recipient_header_inside_tool_call(head):
+    """SGLang's multi_format detector: a harmony recipient in ``<tool_call>``."""
+    result = parse_auto(f'Ok.\n<tool_call>{head}{{"name": "lamp"}}\n</tool_call>')
+    assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+    assert result.content == "Ok."
+
+
+def test_call_labels_go_with_their_call_and_stay_without_one():
+    """RWKV's ``**Tool Call:**`` before a fenced call, HyperCLOVA X SEED's
+    `` -> tool/function_call`` header before a JSON list: not spoken with
+    the call; prose when no call follows."""
+    call = '{"name": "HassTurnOn", "arguments": {"name": "lamp"}}'
+    for raw in (
+        f"Ok.\n**Tool Call:**\n```json\n{call}\n```",
+        f"Ok.\n -> tool/function_call\n[{call}]",
+    ):
+        result = parse_auto(raw)
+        assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+        assert result.content == "Ok."
+    prose = "Next time, write **Tool Call:** before the call."
+    assert parse_auto(prose).content == prose

@@ -255,3 +255,29 @@ def test_m3_stray_tokens_are_not_streamed_either(raw, spoken, size):
     """The final answer dropped the token but the stream spoke it (a review)."""
     assert parse_auto(raw).content == spoken
     assert stream("minimax", raw, size=size)[0] == spoken
+
+
+def test_plain_tool_calls_wrapper_around_invokes_is_not_spoken():
+    """SGLang's multi_format detector: invokes in ``<tool_calls>``, no prefix."""
+    raw = (
+        'Sure.<tool_calls><invoke name="HassTurnOn">'
+        '<parameter name="name">lamp</parameter></invoke></tool_calls> Done.'
+    )
+    for result in (parse("minimax", raw), parse_auto(raw)):
+        assert calls(result) == expect(("HassTurnOn", {"name": "lamp"}))
+        assert ws(result.content) == "Sure. Done."
+
+
+@pytest.mark.parametrize("flag", ['"true"', '"false"', "'true'"])
+def test_parameter_with_a_string_attribute_is_read(flag):
+    """``<parameter name=.. string="true">`` (SGLang's multi_format detector):
+    the parameter is kept, typed from the tool's schema."""
+    raw = (
+        '<minimax:tool_call><invoke name="HassLightSet">'
+        f'<parameter name="name" string={flag}>42</parameter>'
+        f'<parameter name="brightness" string={flag}>40</parameter>'
+        "</invoke></minimax:tool_call>"
+    )
+    assert calls(parse("minimax", raw)) == expect(
+        ("HassLightSet", {"name": "42", "brightness": 40})
+    )

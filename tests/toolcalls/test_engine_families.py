@@ -56,23 +56,23 @@ FAMILY_PRESET = {
     "deepseek_v32": "deepseek",
     "deepseek_v3_1": "deepseek",
     "deepseek_v4": "deepseek",
-    "deepseek_v4_1": "auto",
+    "deepseek_v4_1": "deepseek",
     "ernie45": "auto",
     "functionary_v3_2": "functionary",
     "functiongemma": "gemma",
     "gemma4": "gemma",
     "glm47": "glm",
     "glm4_6": "glm",
-    "glm5_3_flash": "glm",
+    "glm5_3_flash": "glm5",
     "granite4": "hermes",
     "granite_20b_fc": "granite",
     "hy_v4": "hy",
     "hyperclovax_seed_think": "auto",
-    "hyperclovax_seed_think_14b": "auto",
+    "hyperclovax_seed_think_14b": "hermes",
     "iquest_coder": "qwen3_coder_xml",
     "k2_v3": "k2_horizon",
     "kimi_k2": "kimi_k2",
-    "laguna": "glm",
+    "laguna": "laguna",
     "lfm2": "auto",
     "ling3": "glm",
     "llama4_pythonic": "pythonic",
@@ -91,17 +91,20 @@ FAMILY_PRESET = {
     "qwen3_5": "auto",
     "qwen3_6": "qwen3_coder_xml",
     "qwen3_coder": "qwen3_coder_xml",
-    "rwkv": "auto",
+    "rwkv": "hermes",
     "seed_oss": "seed_oss",
     "spark2_5": "glm",
     "spark3": "glm",
     "step3p5": "qwen3_coder_xml",
     "step3v": "deepseek",
-    "telechat4": "hermes",
+    "telechat4": "telechat",
     "tng_r1t2": "hermes",
     "trinity": "hermes",
-    "xingchen4": "hermes",
+    "xingchen4": "telechat",
     "xlam": "auto",
+    "xing4_0": "telechat",
+    "iquest_q1": "iquest",
+    "iquest_coder_v2": "iquest",
 }
 
 
@@ -157,3 +160,5 @@ def test_every_family_of_the_issue_has_cases_with_a_source() -> None:
     assert {"k2horizon", "inkling"} <= prefixes
     assert {"k2horizon"} <= prefixes
     assert {"muse"} <= prefixes
+    assert {"laguna", "telechat4", "xingchen4", "xing40"} <= prefixes
+    assert {"iquestq1", "iquest2", "glm53flash"} <= prefixes

@@ -5,7 +5,8 @@
   write ``<｜tool▁calls｜>`` and drop the per-call begin token.
 * V3.1: ``<｜tool▁call▁begin｜>fn<｜tool▁sep｜>{..}<｜tool▁call▁end｜>``.
 * V3.2/V4: ``<｜DSML｜function_calls>`` (or ``tool_calls``) with
-  ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``.
+  ``<｜DSML｜invoke name="fn">`` and ``<｜DSML｜parameter name="k" string="true">v``;
+  V4.1 puts a space after the token: ``<｜DSML｜ calls>``, ``<｜DSML｜ invoke ..>``.
 * StepFun Step-3 writes the same tokens (``_`` for ``▁``) around a steptml
   invoke: ``<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke
   name="fn"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke>``,
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import json
 import re
-from typing import TYPE_CHECKING, override
+from typing import TYPE_CHECKING, Any, override
 
 from ..model import RejectedCall, ToolCall
 from ..prompting.render import json_catalog
@@ -73,12 +74,14 @@ class InvokeMarkup:
 
     @classmethod
     def of(cls, word: str) -> InvokeMarkup:
-        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ..."""
+        """The tags ``<｜WORD｜tool_calls>``, ``<｜WORD｜invoke name=..>``, ...;
+        V4.1 writes a space after the word's token (``<｜DSML｜ calls>``), and
+        a block's closers follow its opener's spelling."""
         return cls(
-            re.compile(rf"<｜{word}｜(function_calls|tool_calls)>"),
-            re.compile(rf'<｜{word}｜invoke\s+name="([^"]+)"\s*>'),
+            re.compile(rf"<｜{word}｜( ?)(function_calls|tool_calls|(?<= )calls)>"),
+            re.compile(rf'<｜{word}｜ ?invoke\s+name="([^"]+)"\s*>'),
             re.compile(
-                rf'<｜{word}｜parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
+                rf'<｜{word}｜ ?parameter\s+name="([^"]+)"(?:\s+string="(true|false)")?\s*>'
             ),
             word,
         )
@@ -131,6 +134,8 @@ def _invoke_call(
     params = _tag_params(body, opener, closer)
     if params is None:
         return RejectedCall(name, raw, "a parameter is never closed")
+    if params and (inner := _wrapped_arguments(catalog, name, params)) is not None:
+        return make_call(catalog, name, inner, raw=raw)
     if params:
         args = typed_text_arguments(catalog, name, [(k, v) for k, v, _ in params])
         for key, value, is_string in params:
@@ -145,6 +150,35 @@ def _invoke_call(
         except LooseJSONError as err:
             return RejectedCall(name, raw, f"arguments are not JSON: {err}")
     return make_call(catalog, name, {}, raw=raw)
+
+
+def _wrapped_arguments(
+    catalog: Catalog, name: str, params: list[tuple[str, str, bool]]
+) -> dict[str, Any] | None:
+    """The real arguments when the only parameter is an ``arguments`` or
+    ``input`` wrapper holding them as a JSON object (vLLM's DeepSeek V3.2
+    parser unwraps it): only for a tool with no parameter of that name, and
+    an object whose keys are all the tool's parameters. Else None."""
+    if len(params) != 1 or params[0][0].strip() not in _WRAPPERS:
+        return None
+    resolved = catalog.resolve(name)
+    schema = catalog.schema(resolved) if resolved else {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    value = params[0][1].strip()
+    if not isinstance(props, dict) or params[0][0].strip() in props:
+        return None
+    if not value.startswith("{"):
+        return None
+    try:
+        inner = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(inner, dict) or not inner or not set(inner) <= set(props):
+        return None
+    return inner
+
+
+_WRAPPERS = frozenset(("arguments", "input"))
 
 
 def _json_string(value: str) -> str | None:
@@ -163,11 +197,11 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
     """The calls of every ``<｜WORD｜tool_calls>`` block, a block cut off refused."""
     found: list[Found] = []
     finder = Finder(text)
-    param_end = f"</｜{tags.word}｜parameter>"
     for block in tags.block.finditer(text):
         if too_many(found, text, block.start()):
             break
-        closer = f"</｜{tags.word}｜{block.group(1)}>"
+        token = f"</｜{tags.word}｜{block.group(1)}"  # a closer's start
+        closer = f"{token}{block.group(2)}>"
         close = finder.find(closer, block.end())
         block_end = close + len(closer) if close >= 0 else len(text)
         body_end = close if close >= 0 else len(text)
@@ -178,7 +212,7 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
             if too_many(found, text, inv.start()):
                 break
             limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
-            inv_close = text.find(f"</｜{tags.word}｜invoke>", inv.end(), limit)
+            inv_close = text.find(f"{token}invoke>", inv.end(), limit)
             raw = text[inv.start() : limit]
             name = inv.group(1)
             call: ToolCall | RejectedCall
@@ -186,7 +220,9 @@ def invoke_calls(text: str, catalog: Catalog, tags: InvokeMarkup) -> list[Found]
                 call = RejectedCall(name, raw, "call is truncated")
             else:
                 body = text[inv.end() : inv_close]
-                call = _invoke_call(catalog, name, body, raw, tags.param, param_end)
+                call = _invoke_call(
+                    catalog, name, body, raw, tags.param, f"{token}parameter>"
+                )
             found.append(Found(block.start(), block_end, call))
     return found
 
@@ -254,6 +290,7 @@ class DeepSeekDialect(Dialect):
         "<｜tool▁call▁begin｜>",
         "<｜DSML｜function_calls>",
         "<｜DSML｜tool_calls>",
+        "<｜DSML｜ calls>",
         "<|tool▁calls▁begin|>",
         "<|tool_calls_begin|>",
         "<｜tool_calls_begin｜>",

@@ -6,7 +6,10 @@ typed from the tool's schema (``"21"`` is a number only where the schema says
 so); a string value written as a JSON string (``<arg_value>"London"``, as
 GLM-4.7 does) loses its quotes, as the engines read it. A ``<tool_call>`` whose
 body is JSON belongs to the Hermes dialect. LongCat-Flash writes the same shape
-with its own tag names (``ArgTags``).
+with its own tag names (``ArgTags``). Read here too: TeleChat4/XingChen4/Xing4.0's
+``<param_key>``/``<param_value>`` pairs, IQuest Coder V2's and IQuest Q1's
+``<iquestcoder_tool_call>``/``<iquest_tool_call>`` and Poolside Laguna's calls
+in ``<user>`` tags (catalog tools only).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, override
 
-from ..model import RejectedCall
+from ..model import RejectedCall, ToolCall
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result, make_call
 from ..reading.markup import (
@@ -101,7 +104,31 @@ class ArgTags:
         )
 
 
-GLM_TAGS = ArgTags.named("tool_call", "arg_key", "arg_value")
+_PAIR = ("arg_key", "arg_value")
+GLM_TAGS = ArgTags.named("tool_call", *_PAIR)
+# Poolside Laguna may write a call in ``<user>`` tags; only a catalog tool's
+# name makes one a call (as Ollama reads it), anything else is prose.
+_USER_TAGS = ArgTags.named("user", *_PAIR)
+# The same pairs under other tag names, each read only when its literal is in
+# the reply: TeleChat4/XingChen4/Xing4.0's ``<param_key>``/``<param_value>``,
+# IQuest Coder V2's and IQuest Q1's own call tags.
+_VARIANTS: tuple[tuple[str, ArgTags], ...] = (
+    ("<param_key>", ArgTags.named("tool_call", "param_key", "param_value")),
+    ("<iquestcoder_tool_call>", ArgTags.named("iquestcoder_tool_call", *_PAIR)),
+    ("<iquest_tool_call>", ArgTags.named("iquest_tool_call", *_PAIR)),
+)
+_OTHER_HEADS = (("<user>", _USER_TAGS), *_VARIANTS)
+_OTHER_TAGS = re.compile(r"<(?:user>|param_key>|iquest)")
+# GLM-5.3-Flash's short pairs, ``<arg_key>k=v</arg_value>`` (no ``</arg_key>``
+# nor ``<arg_value>``): the key ends at the first ``=``.
+_SHORT_PAIR = re.compile(r"<arg_key>[^<=]*=")
+_SHORT_TAGS = ArgTags(
+    call_open=GLM_TAGS.call_open,
+    cut=GLM_TAGS.cut,
+    head=GLM_TAGS.head,
+    pair=re.compile(r"\s*<arg_key>([^<=]*)=(.*?)</arg_value>", re.S),
+    close=GLM_TAGS.close,
+)
 
 
 def _json_string(raw: str) -> str | None:
@@ -181,17 +208,50 @@ def arg_tag_calls(text: str, catalog: Catalog, tags: ArgTags) -> list[Found]:
     return found
 
 
+def _new_spans(found: list[Found], more: list[Found]) -> list[Found]:
+    """The spans of ``more`` not already read (``<tool_call>NAME</tool_call>``
+    has no pairs to tell two formats sharing the call tag apart)."""
+    starts = {span.start for span in found}
+    return [span for span in more if span.start not in starts]
+
+
+def _read_again(found: list[Found], more: list[Found]) -> list[Found]:
+    """``found`` with each refused call that ``more`` reads at the same place
+    replaced by that reading."""
+    calls = {span.start: span for span in more if isinstance(span.call, ToolCall)}
+    return [
+        calls.get(span.start, span) if isinstance(span.call, RejectedCall) else span
+        for span in found
+    ]
+
+
+def _user_calls(text: str, catalog: Catalog) -> list[Found]:
+    """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools."""
+    return [
+        span
+        for span in arg_tag_calls(text, catalog, _USER_TAGS)
+        if isinstance(span.call, ToolCall)
+    ]
+
+
 class GlmDialect(Dialect):
     """GLM ``<arg_key>``/``<arg_value>`` calls, typed from the schema."""
 
     name = "glm"
-    markers = ("<tool_call>",)
-    triggers = ("<tool_call>",)
+    # ``<user>``: held while streaming until the parse says whether it is a call.
+    markers = ("<tool_call>", "<iquestcoder_tool_call>", "<iquest_tool_call>", "<user>")
+    triggers = ("<tool_call>", "<user>", "<iquest")
 
     @override
     def may_match(self, text: str) -> bool:
         """A tag followed by a name (a JSON body is Hermes's)."""
-        return GLM_TAGS.head.search(text) is not None
+        if GLM_TAGS.head.search(text) is not None:
+            return True
+        # One scan rules the other tag names out in most replies.
+        return _OTHER_TAGS.search(text) is not None and any(
+            literal in text and tags.head.search(text) is not None
+            for literal, tags in _OTHER_HEADS
+        )
 
     @override
     def system_prompt(self, catalog: Catalog) -> str:
@@ -207,5 +267,12 @@ class GlmDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = arg_tag_calls(text, catalog, GLM_TAGS)
+        for literal, tags in _VARIANTS:
+            if literal in text:
+                found += _new_spans(found, arg_tag_calls(text, catalog, tags))
+        if _SHORT_PAIR.search(text):
+            found = _read_again(found, arg_tag_calls(text, catalog, _SHORT_TAGS))
+        if "<user>" in text:
+            found += _user_calls(text, catalog)
         found = prefer_outside_reasoning(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)

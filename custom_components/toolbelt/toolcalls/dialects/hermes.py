@@ -6,7 +6,8 @@ Also the wrappers llama.cpp accepts (``<function_call>``, ``<tool>``,
 call at the very start of the reply. Two families name the tool before its
 JSON arguments: Step-Audio 2 (``<tool_call>function\nNAME\n{..}</tool_call>``)
 and Meta's CWM (``<tool: function>\nNAME {..}\n</tool>``; a rest that is not
-JSON is the tool's ``command``, as vLLM reads it).
+JSON is the tool's ``command``, as vLLM reads it). Poolside Laguna and TeleChat4
+write a catalog tool's name, then its JSON arguments (``<tool_call>NAME\n{..}``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..reading.markup import (
 from ..reading.openers import JSON_CALL, InlineOpener
 from ..reading.scan import (
     MAX_BLOCKS,
+    NAME_THEN_OBJECT,
     json_calls_at,
     json_error_at,
     leading_json_calls,
@@ -82,6 +84,11 @@ _TYPED_NAME = re.compile(
 # then the arguments; a label in a sentence (``as <tool: bash> blocks``) is prose.
 _LABELLED_TOOL = re.compile(r"<tool:[ \t]*[^>\s]{1,64}[ \t]*>(?=[ \t]*\r?\n)")
 _NAME_FIRST = re.compile(r"\s*([A-Za-z_][\w.\-]*+)")
+# A harmony recipient header in the tag (SGLang's multi_format detector):
+# ``[assistant ]to=functions.NAME[ json]`` before the JSON arguments.
+_RECIPIENT = re.compile(
+    r"(?:assistant[ \t]+)?to=functions\.([A-Za-z_][\w.\-]*+)(?:[ \t]+json)?[ \t\r\n]*(?=\{)"
+)
 
 
 def _tag_calls(
@@ -104,6 +111,9 @@ def _tag_calls(
                 raw = text[start:end]
                 call = _named_call(text, named, body_end, raw, catalog, id_style)
                 found.append(Found(start, end, call))
+                continue
+            if strong and (bare := _name_then_json(text, pos, body_end, catalog)):
+                found.append(Found(start, end, bare))
                 continue
             if strong:
                 body = text[body_start:body_end].strip()
@@ -209,6 +219,28 @@ def _named_call(
     return make_call(catalog, name.group(1), args, raw=raw, id_style=id_style)
 
 
+def _name_then_json(
+    text: str, pos: int, body_end: int, catalog: Catalog
+) -> ToolCall | RejectedCall | None:
+    """``NAME {..}`` (Laguna, TeleChat4; GLM-5.3-Flash's ``Namespace/NAME>{..}``,
+    often unclosed; ``to=functions.NAME {..}``): a catalog tool's name, then its JSON
+    arguments; what follows the object is dropped with the block, as Ollama
+    drops a repeated opener. None when the body is not that."""
+    named = NAME_THEN_OBJECT.match(text, pos, body_end) or _RECIPIENT.match(
+        text, pos, body_end
+    )
+    if named is None or catalog.resolve(named.group(1)) is None:
+        return None
+    end = find_json_end(text, named.end())
+    if not 0 < end <= body_end:
+        return None
+    try:
+        args = loads_loose(text[named.end() : end])
+    except LooseJSONError:
+        return None
+    return make_call(catalog, named.group(1), args, raw=text[pos:body_end])
+
+
 def _labelled_tool_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:
     """CWM's ``<tool: function>\\nNAME {..}\\n</tool>`` blocks; an unclosed
     one was cut off (it runs to the next block or the end)."""
@@ -284,6 +316,11 @@ def _function_tag_calls(text: str, catalog: Catalog, id_style: str) -> list[Foun
     return found
 
 
+# Labels a family writes on the line before its JSON call (fenced or bare).
+_LABELS = ("**Tool Call:**", "-> tool/function_call")
+_LABEL = re.compile(
+    r"(?:\*\*Tool Call:\*\*|->[ \t]*tool/function_call)[ \t]*(?:\r?\n[ \t]*)?\Z"
+)
 _START = operator.attrgetter("start")
 _END = operator.attrgetter("end")
 
@@ -323,6 +360,19 @@ def _json_outside(text: str, found: list[Found]) -> bool:
 
 def _has_bracket(text: str, start: int, end: int) -> bool:
     return text.find("{", start, end) >= 0 or text.find("[", start, end) >= 0
+
+
+def _with_labels(text: str, found: list[Found]) -> list[Found]:
+    """Each call span widened over a label written right before it (RWKV's
+    ``**Tool Call:**``, HyperCLOVA X SEED's `` -> tool/function_call``
+    header): the label goes with the call, unspoken."""
+    wider: list[Found] = []
+    for span in found:
+        label = _LABEL.search(text, max(0, span.start - 64), span.start)
+        if span.call is not None and label is not None:
+            span = Found(label.start(), span.end, span.call)
+        wider.append(span)
+    return wider
 
 
 def parse_tagged(
@@ -376,6 +426,7 @@ class HermesDialect(Dialect):
         "<tools>",
         "<tool>",
         "<tool:",
+        *_LABELS,
     )
     # A call object anywhere in prose counts (``scan.prose_json_calls``).
     inline_openers: ClassVar[tuple[InlineOpener, ...]] = (JSON_CALL,)
@@ -392,6 +443,8 @@ class HermesDialect(Dialect):
     @override
     def parse(self, text: str, catalog: Catalog) -> ParseResult:
         found = without_mentions(text, parse_tagged(text, catalog, tags=self.tags))
+        if found and (_LABELS[0] in text or _LABELS[1] in text):
+            found = _with_labels(text, found)
         return build_result(text, found, self.name, sanitize=self.sanitize)
 
     @override

@@ -52,7 +52,13 @@ if TYPE_CHECKING:
 __all__ = ["M2_TAGS", "MiniMaxDialect"]
 
 _INVOKE = re.compile(r"""<invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
-_PARAM = re.compile(r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
+# A ``string="true|false"`` attribute (DeepSeek V3.2's, also written in plain
+# ``<tool_calls>``) does not hide the parameter; its value is typed from the
+# tool's schema, as every value here is.
+_PARAM = re.compile(
+    r"""<parameter\s+name\s*=\s*["']?([^"'>]+?)["']?"""
+    r"""(?:\s+string\s*=\s*["']?(?:true|false)["']?)?\s*>"""
+)
 _M2_OPEN = "<minimax:tool_call>"
 _M2_CLOSE = "</minimax:tool_call>"
 # M3's namespace token, before every tag of a call block.
@@ -76,6 +82,18 @@ def _invoke_call(
 ) -> ToolCall | RejectedCall:
     """Arguments from the ``<parameter>`` elements of one complete invoke body."""
     return param_invoke_call(catalog, name, body, raw, _PARAM)
+
+
+def _invoke_wrappers(text: str) -> list[tuple[int, int, int, int]]:
+    """``<tool_calls>`` blocks wrapping invokes (no ``minimax:`` prefix, as
+    SGLang's multi_format detector reads them): never spoken."""
+    if "<tool_calls>" not in text:
+        return []
+    return [
+        block
+        for block in tag_blocks(text, "<tool_calls>", "</tool_calls>")
+        if _INVOKE.search(text, block[1], block[2])
+    ]
 
 
 def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:
@@ -180,7 +198,11 @@ class MiniMaxDialect(Dialect):
 
     def _m2(self, text: str, catalog: Catalog) -> list[Found]:
         found: list[Found] = []
-        blocks = list(tag_blocks(text, _M2_OPEN, _M2_CLOSE)) or [(-1, 0, len(text), -1)]
+        blocks = (
+            list(tag_blocks(text, _M2_OPEN, _M2_CLOSE))
+            or _invoke_wrappers(text)
+            or [(-1, 0, len(text), -1)]
+        )
         for block in blocks:
             read_invokes(text, catalog, block, found, M2_TAGS)
         return found

@@ -31,6 +31,7 @@ from .memo import memoized, once_per_reply
 from .openers import JSON_CALL
 
 __all__ = [
+    "NAME_THEN_OBJECT",
     "TRUNCATED",
     "Fence",
     "find_fences",
@@ -353,6 +354,11 @@ _MAX_ABANDONED_CHECKS = 4
 # characters after them, before the search gives up.
 _MAX_UNCLOSED = 16
 _LONG_READ = 4096
+# A block body naming its tool (group 1) before a JSON object: Laguna and
+# TeleChat4 (``NAME {``), GLM-5.3-Flash (``NAME>{``, ``Namespace/NAME>{``).
+NAME_THEN_OBJECT = re.compile(
+    r"(?:[A-Za-z_][\w.\-]*+/)?([A-Za-z_][\w.\-]*+)[ \t\r\n]*>?[ \t\r\n]*(?=\{)"
+)
 _NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
 _SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
 
@@ -374,8 +380,8 @@ def tag_blocks(
 ) -> Iterator[tuple[int, int, int, int]]:
     """Yield ``(start, body_start, body_end, end)`` for each ``opener...closer``.
 
-    JSON-aware: a closer inside a JSON string in the body does not end the
-    block. An unclosed block runs to the next opener or the end of the text.
+    JSON-aware: a closer inside a JSON string in the body (or in the JSON
+    object after a name that opens it) does not end the block. An unclosed block runs to the next opener or the end of the text.
     At most ``MAX_BLOCKS`` blocks are read.
     """
     size = len(text)
@@ -390,6 +396,10 @@ def tag_blocks(
         search_from = body_start
         if inner < size and text[inner] in "{[":
             json_end = find_json_end(text, inner)
+            if json_end > 0:
+                search_from = json_end
+        elif (named := NAME_THEN_OBJECT.match(text, inner)) is not None:
+            json_end = find_json_end(text, named.end())  # ``NAME {..}``
             if json_end > 0:
                 search_from = json_end
         if next_close == -2 or (0 <= next_close < search_from):
