@@ -61,6 +61,13 @@ _CALL_BEGIN = re.compile(_token("tool call begin"))
 _CALL_END = re.compile(_token("tool call end"))
 _SEP = re.compile(_token("tool sep"))
 _ANY_TOKEN = re.compile(r"<[｜|]\s*tool[▁_ ][^<>｜|]{0,30}[｜|]>")
+# A tool's output the model wrote itself after its call (Cogito, as Ollama's
+# test shows): neither a call nor an answer, cut whole.
+_OUTPUTS = re.compile(
+    r"<[｜|]\s*tool[▁_ ]outputs[▁_ ]begin[｜|]>.*?"
+    r"(?:<[｜|]\s*tool[▁_ ]outputs[▁_ ]end[｜|]>|\Z)",
+    re.S,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +302,7 @@ class DeepSeekDialect(Dialect):
         "<|tool_calls_begin|>",
         "<｜tool_calls_begin｜>",
         "<｜tool_call_begin｜>",
+        "<｜tool▁outputs▁begin｜>",
     )
     triggers = ("tool▁", "DSML", "tool_sep", "tool_calls_begin", "tool_call_begin")
     cleans = ("tool",)
@@ -382,5 +390,7 @@ class DeepSeekDialect(Dialect):
     @override
     def sanitize(self, text: str) -> str:
         if "tool" in text:
+            if "outputs" in text:
+                text = _OUTPUTS.sub("", text)
             text = _ANY_TOKEN.sub("", text)
         return text
