@@ -177,6 +177,10 @@ def test_register_custom_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
         ("hyperclovax-seed-think-32b:q4_k_m", True),
         # Its reasoning ends with a new assistant turn, not a closer.
         ("naver-hyperclovax/HyperCLOVAX-SEED-Think-14B", False),
+        ("hyperclovax-seed-think:14b", False),
+        ("hyperclovax_seed_think_14b", False),
+        ("LLM360/K2-Think", False),
+        ("qwen3:8b-think", False),
         ("Qwen/Qwen3-4B-Thinking-2507", True),
         ("moonshotai/Kimi-K2-Thinking", True),
         ("qwen3-8b-no-think", False),

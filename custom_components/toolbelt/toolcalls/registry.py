@@ -267,9 +267,10 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 # Families whose chat template always writes the reasoning opener (``<think>``)
 # into the prompt, so the reply holds only the closer: Qwen3 *-Thinking-2507,
-# QwQ, DeepSeek-R1 and its distills, any other name with the word Think or
-# Thinking (OLMo 3 Think, HyperCLOVAX SEED Think 32B; not "no-think"; SEED Think
-# 14B ends its reasoning with a new assistant turn instead), StepFun Step-3 and
+# QwQ, DeepSeek-R1 and its distills, any other name with the word Thinking,
+# OLMo 3 Think, HyperCLOVAX SEED Think 32B (not 14B, which ends its reasoning
+# with a new assistant turn instead); a bare "Think" in other names is no
+# sign (K2-Think, "qwen3:8b-think" tags), StepFun Step-3 and
 # Step-3.5 (reasoning-only), MiniMax M2/M2.x (no switch in its template),
 # Hunyuan Hy3 and HY 4 (``<think:opensource>``, unless asked for no reasoning);
 # Apriel's prompt ends with "Here are my reasoning steps:" (1.6), or its reply
@@ -277,7 +278,8 @@ _MODEL_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 # the stream would hold their whole answer.
 _TEMPLATE_THINKING = re.compile(
     r"deepseek[-_ ]?r1|r1[-_ ]distill|qwq|apriel"
-    r"|(?<![a-z])(?<!no[-_ ])think(?:ing)?(?![a-z])(?!(?<=seed-think)-14b)"
+    r"|(?<![a-z])(?<!no[-_ ])thinking(?![a-z])|olmo.*think"
+    r"|hyperclovax[-_ ]seed[-_ ]think(?![-_ :]?14b)"
     r"|(?:^|[/_ :-])step-?3(?:\.5|p5)?(?![0-9])"
     r"|minimax[-_ ]?m2(?![0-9])"
     r"|(?:^|[/_ :-])hy-?[34](?![0-9])"

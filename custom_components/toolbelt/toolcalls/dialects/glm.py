@@ -226,11 +226,13 @@ def _read_again(found: list[Found], more: list[Found]) -> list[Found]:
 
 
 def _user_calls(text: str, catalog: Catalog) -> list[Found]:
-    """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools."""
+    """Laguna's ``<user>NAME<arg_key>…</user>`` calls to catalog tools, with
+    at least one argument: ``<user>NAME</user>`` alone is a quoted user turn."""
     return [
         span
         for span in arg_tag_calls(text, catalog, _USER_TAGS)
         if isinstance(span.call, ToolCall)
+        and text.find("<arg_key>", span.start, span.end) >= 0
     ]
 
 

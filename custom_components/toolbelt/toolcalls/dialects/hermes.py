@@ -24,7 +24,7 @@ from ..model import (
     ToolCall,
 )
 from ..prompting.render import json_catalog, result_text
-from ..reading.calls import Found, build_result, make_call
+from ..reading.calls import Found, build_result, call_from_object, make_call
 from ..reading.jsonrepair import (
     LooseJSONError,
     TruncatedJSONError,
@@ -238,7 +238,13 @@ def _name_then_json(
         args = loads_loose(text[named.end() : end])
     except LooseJSONError:
         return None
-    return make_call(catalog, named.group(1), args, raw=text[pos:body_end])
+    raw = text[pos:body_end]
+    # The object may be the whole call (``NAME\n{"name": NAME, "arguments":
+    # {..}}``): the name before it is a stray word, not the call's name.
+    whole = call_from_object(args, catalog, raw=raw, require_arguments=True)
+    if whole is not None and whole.name == catalog.resolve(named.group(1)):
+        return whole
+    return make_call(catalog, named.group(1), args, raw=raw)
 
 
 def _labelled_tool_calls(text: str, catalog: Catalog, id_style: str) -> list[Found]:

@@ -85,15 +85,24 @@ def _invoke_call(
 
 
 def _invoke_wrappers(text: str) -> list[tuple[int, int, int, int]]:
-    """``<tool_calls>`` blocks wrapping invokes (no ``minimax:`` prefix, as
-    SGLang's multi_format detector reads them): never spoken."""
+    """Closed ``<tool_calls>`` blocks wrapping invokes (no ``minimax:`` prefix,
+    as SGLang's multi_format detector reads them), never spoken, and the text
+    between them (a start of -1), whose bare invokes are read as before."""
     if "<tool_calls>" not in text:
         return []
-    return [
+    wrappers = [
         block
         for block in tag_blocks(text, "<tool_calls>", "</tool_calls>")
-        if _INVOKE.search(text, block[1], block[2])
+        if block[3] > block[2] and _INVOKE.search(text, block[1], block[2])
     ]
+    if not wrappers:
+        return []
+    blocks: list[tuple[int, int, int, int]] = []
+    gap = 0
+    for block in wrappers:
+        blocks += [(-1, gap, block[0], -1), block]
+        gap = block[3]
+    return [*blocks, (-1, gap, len(text), -1)]
 
 
 def _m3_value(own: str, children: list[tuple[str, Any]]) -> Any:

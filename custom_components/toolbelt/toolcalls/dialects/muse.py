@@ -48,8 +48,8 @@ _USER = "to=user<|message|>"
 # The answer's header where the streaming detector reads it as one: opening
 # the reply, after ``<|start|>assistant`` or after an end token.
 _USER_HEADER = re.compile(
-    r"(\A|<\|start\|>[A-Za-z_]{0,20}\s?|<\|eom\|>|<\|eot\|>|<\|end_of_text\|>)\s*"
-    + re.escape(_USER)
+    r"(?P<before>\A|<\|start\|>[A-Za-z_]{0,20}\s?|<\|eom\|>|<\|eot\|>"
+    r"|<\|end_of_text\|>)\s*" + re.escape(_USER)
 )
 
 # A reasoning header, or the answer's header.
@@ -72,7 +72,7 @@ def _answer_header() -> Callable[[re.Match[str]], str]:
         if after_self:
             after_self = False
             return " " + _USER
-        return match.group(1)
+        return match.group("before")
 
     return replace
 

@@ -363,6 +363,11 @@ _NAMED = re.compile(r'\{[ \t\r\n]*"name"[ \t]*:[ \t]*"([^"\n]{1,128})"')
 _SEPARATOR = re.compile(r"[ \t\r\n]*[;,][ \t\r\n]*")
 
 
+def _holds(text: str, start: int, end: int, *words: str) -> bool:
+    """Whether any of ``words`` stands in ``text[start:end]``."""
+    return any(text.find(word, start, end) >= 0 for word in words)
+
+
 def _only_separator(text: str, end: int, begin: int) -> bool:
     """Whether only a ``;`` or ``,`` (and blanks) stands between two calls."""
     return begin - end <= 64 and _SEPARATOR.fullmatch(text, end, begin) is not None
@@ -400,7 +405,9 @@ def tag_blocks(
                 search_from = json_end
         elif (named := NAME_THEN_OBJECT.match(text, inner)) is not None:
             json_end = find_json_end(text, named.end())  # ``NAME {..}``
-            if json_end > 0:
+            # Only an object closed before any closer or opener: an unbalanced
+            # brace must not carry the block over the answer after it.
+            if json_end > 0 and not _holds(text, named.end(), json_end, opener, closer):
                 search_from = json_end
         if next_close == -2 or (0 <= next_close < search_from):
             next_close = text.find(closer, search_from)
