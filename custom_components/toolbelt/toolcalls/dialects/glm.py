@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, override
 from ..model import RejectedCall, ToolCall
 from ..prompting.render import json_catalog
 from ..reading.calls import Found, build_result, make_call
+from ..reading.literals import literals
 from ..reading.markup import (
     prefer_outside_reasoning,
     too_many,
@@ -118,7 +119,8 @@ _VARIANTS: tuple[tuple[str, ArgTags], ...] = (
     ("<iquest_tool_call>", ArgTags.named("iquest_tool_call", *_PAIR)),
 )
 _OTHER_HEADS = (("<user>", _USER_TAGS), *_VARIANTS)
-_OTHER_TAGS = re.compile(r"<(?:user>|param_key>|iquest)")
+# One scan for all of them (most replies hold none).
+_OTHER_TAGS = literals(literal for literal, _ in _OTHER_HEADS)
 # GLM-5.3-Flash's short pairs, ``<arg_key>k=v</arg_value>`` (no ``</arg_key>``
 # nor ``<arg_value>``): the key ends at the first ``=``.
 _SHORT_PAIR = re.compile(r"<arg_key>[^<=]*=")
@@ -250,7 +252,7 @@ class GlmDialect(Dialect):
         if GLM_TAGS.head.search(text) is not None:
             return True
         # One scan rules the other tag names out in most replies.
-        return _OTHER_TAGS.search(text) is not None and any(
+        return _OTHER_TAGS.any_in(text) and any(
             literal in text and tags.head.search(text) is not None
             for literal, tags in _OTHER_HEADS
         )

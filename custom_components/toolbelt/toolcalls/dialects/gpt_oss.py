@@ -25,6 +25,7 @@ from ..reading.jsonrepair import (
 )
 from ..reading.markup import Finder, too_many
 from ..reading.reply import probing
+from ..text.reasoning import RECIPIENT, TO_SELF
 from .base import Dialect
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ _MESSAGE = "<|message|>"
 _TERMINATORS = ("<|end|>", "<|call|>", "<|return|>")
 _NEXT_HEADER = ("<|start|>", "<|channel|>")
 _HEADER_START = re.compile(r"<\|start\|>|<\|channel\|>|\s?to=")
-_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+_RECIPIENT = RECIPIENT
 _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
 # A bare recipient header ending where a ``<|message|>`` starts.
 _BARE_TO = re.compile(r"\s?(?<![\w=])to=[^\s<>]{1,128}\Z")
@@ -46,7 +47,7 @@ _NOT_TOOLS = frozenset({"user", "assistant", "all", "system", "developer"})
 # model invented after its call, neither a call nor an answer.
 _TOOL_AUTHOR = re.compile(r"<\|start\|>\s*functions\.")
 # The header of a message that is the model's reasoning (Muse Glimmer's).
-_THINKING = "to=self"
+_THINKING = TO_SELF
 
 
 def _body_end(

@@ -29,6 +29,7 @@ from ..prompting.render import json_catalog
 from ..reading.calls import Found
 from ..reading.invokes import InvokeTags, param_invoke_call, read_invokes
 from ..reading.scan import tag_blocks
+from ..text.reasoning import MUSE_ENDS, TO_SELF, TO_USER
 from ..text.sanitize import register_reasoning_delimiters
 from .gpt_oss import GptOssDialect
 
@@ -42,9 +43,9 @@ _BLOCK = "<atem:function_calls>"
 _BLOCK_END = "</atem:function_calls>"
 _INVOKE = re.compile(r"""<atem:invoke\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
 _PARAM = re.compile(r"""<atem:parameter\s+name\s*=\s*["']?([^"'>]+?)["']?\s*>""")
-_ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
-_SELF = "to=self<|message|>"
-_USER = "to=user<|message|>"
+_ENDS = MUSE_ENDS
+_SELF = f"{TO_SELF}<|message|>"
+_USER = f"{TO_USER}<|message|>"
 # The answer's header where the streaming detector reads it as one: opening
 # the reply, after ``<|start|>assistant`` or after an end token.
 _USER_HEADER = re.compile(

@@ -57,7 +57,6 @@ class InvokeTags:
     (a value may hold the closer) rather than the first. ``bare_markup``: a
     block with no invoke is markup even when it holds text. ``to_next``: a
     call spans (and its raw runs) up to the next invoke, not its closer.
-    ``strip_name``: the name loses the space around it.
     """
 
     invoke: re.Pattern[str]
@@ -66,7 +65,6 @@ class InvokeTags:
     last_close: bool = True
     bare_markup: bool = False
     to_next: bool = False
-    strip_name: bool = True
 
 
 def read_invokes(
@@ -93,7 +91,7 @@ def read_invokes(
             break
         limit = invokes[index + 1].start() if index + 1 < len(invokes) else body_end
         close = find(tags.close, inv.end(), limit)
-        name = inv.group(1).strip() if tags.strip_name else inv.group(1)
+        name = inv.group(1).strip()
         after = limit if close < 0 or tags.to_next else close + len(tags.close)
         raw = text[inv.start() : after]
         call = (

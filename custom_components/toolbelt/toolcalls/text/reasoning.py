@@ -10,10 +10,16 @@ nowhere in the reply; only for closers that never appear in prose.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "BARE_HEADER",
     "DELIMITERS",
     "HARMONY_OPENERS",
+    "MUSE_ENDS",
+    "RECIPIENT",
+    "TO_SELF",
+    "TO_USER",
     "lone_closers",
     "register",
     "stream_pairs",
@@ -28,6 +34,11 @@ HARMONY_OPENERS = ("<|channel|>", "<|start|>")
 # Muse Glimmer's bare header (``to=self<|message|>``): read whole by the
 # detector at the start of a reply, not watched everywhere as an opener.
 BARE_HEADER = "to="
+# A header's recipient (``to=functions.fn``); Muse Glimmer's reasoning and
+# answer recipients, and the tokens that end its messages.
+RECIPIENT = re.compile(r"\bto=([^\s<]+)")
+TO_SELF, TO_USER = "to=self", "to=user"
+MUSE_ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
 
 
 def register(

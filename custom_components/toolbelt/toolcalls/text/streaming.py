@@ -132,9 +132,9 @@ _HEADER_END = "<|message|>"
 _HEADER_MAX = 300
 # Muse Glimmer's headers name a recipient: ``self`` is reasoning (until one of
 # its end tokens or the next header), ``user`` the answer, any other a tool.
-_RECIPIENT = re.compile(r"\bto=([^\s<]+)")
-_MUSE_ENDS = ("<|eom|>", "<|eot|>", "<|end_of_text|>")
-_TO_SELF, _TO_USER = "to=self", "to=user"
+_RECIPIENT = delimiters.RECIPIENT
+_MUSE_ENDS = delimiters.MUSE_ENDS
+_TO_SELF, _TO_USER = delimiters.TO_SELF, delimiters.TO_USER
 # Inside its reasoning, a bare header switches channel (no end token before it).
 _SWITCH = re.compile(r"(?<![\w=])to=[^\s<>]{1,128}<\|message\|>")
 _SWITCH_TAIL = 150
